@@ -1,0 +1,4 @@
+import { route } from "@/server/http/route";
+import { listExperiments } from "@/server/experiments/experiment-store";
+
+export const GET = route(() => listExperiments());

@@ -1,0 +1,23 @@
+import { queryOptions } from "@tanstack/react-query";
+import type { ExperimentSummary } from "@/server/experiments/experiment-store";
+import type { Task, TaskSummary } from "@/server/tasks/task-store";
+import type { TaskTree } from "@/server/tree/get-task-tree";
+import { fetchJson } from "./fetch-json";
+
+/** Every query key of the app comes from here; server pushes invalidate by these prefixes. */
+export const experimentQueries = {
+  all: () => ["experiments"] as const,
+  list: () => queryOptions({ queryKey: [...experimentQueries.all(), "list"], queryFn: () => fetchJson<ExperimentSummary[]>("/api/experiments") }),
+};
+
+export const taskQueries = {
+  all: () => ["tasks"] as const,
+  list: () => queryOptions({ queryKey: [...taskQueries.all(), "list"], queryFn: () => fetchJson<TaskSummary[]>("/api/tasks") }),
+  detail: (taskId: string) =>
+    queryOptions({ queryKey: [...taskQueries.all(), taskId], queryFn: () => fetchJson<Task>(`/api/tasks/${encodeURIComponent(taskId)}`) }),
+  tree: (taskId: string) =>
+    queryOptions({
+      queryKey: [...taskQueries.all(), taskId, "tree"],
+      queryFn: () => fetchJson<TaskTree>(`/api/tasks/${encodeURIComponent(taskId)}/tree`),
+    }),
+};

@@ -1,0 +1,72 @@
+import path from "node:path";
+import { z } from "zod";
+
+/** Thrown when a setting is invalid; the server prints its message as one line and exits. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "[::1]"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const databaseUrl = z
+  .string()
+  .trim()
+  .refine((v) => /^file:.+/.test(v) || /^postgres(ql)?:\/\/.+/.test(v), {
+    message: "must be file:<path> (SQLite) or postgresql://user:pass@host:port/db",
+  })
+  .refine((v) => !/^postgres/.test(v) || URL.canParse(v), { message: "is not a valid postgresql:// URL" });
+
+const schema = z
+  .object({
+    HOST: z.string().trim().min(1).default("127.0.0.1"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: databaseUrl.default("file:./data/sprout.db"),
+    SPROUT_DATA_DIR: z.string().trim().min(1).default("./data"),
+    SPROUT_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    SPROUT_ALLOWED_ORIGINS: z
+      .string()
+      .optional()
+      .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+    SPROUT_DRIVER: z.enum(["local", "docker"]).default("local"),
+    SPROUT_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (!isLoopbackHost(env.HOST) && !env.SPROUT_TOKEN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["HOST"],
+        message: `is ${env.HOST}, not a loopback address: set SPROUT_TOKEN (16+ characters) so that every request must carry it`,
+      });
+    }
+  });
+
+export type Env = z.infer<typeof schema> & { dataDir: string; databaseKind: "sqlite" | "postgresql" };
+
+/** Validate settings once; every later read goes through the returned object. */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const emptyAsUnset = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ""));
+  const result = schema.safeParse(emptyAsUnset);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const key = issue?.path.join(".") ?? "environment";
+    throw new ConfigError(`${key} ${issue?.message ?? "is invalid"}`);
+  }
+  const env = result.data;
+  return {
+    ...env,
+    dataDir: path.resolve(env.SPROUT_DATA_DIR),
+    databaseKind: env.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql",
+  };
+}
+
+let cached: Env | undefined;
+
+/** The process's settings, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/** Where a task's sandbox starts: the base filesystem and the commands that prepare it. */
+export const environmentSpec = z.object({
+  base: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("host") }),
+    z.object({ kind: z.literal("rootfs"), path: z.string().min(1) }),
+    z.object({ kind: z.literal("image"), ref: z.string().min(1) }),
+  ]),
+  setup: z.array(z.string()).default([]),
+  workdir: z.string().startsWith("/").default("/workspace"),
+});
+export type EnvironmentSpec = z.infer<typeof environmentSpec>;
+
+/** How a task's final state is scored. */
+export const verifierSpec = z.object({
+  command: z.string().min(1),
+  timeoutMs: z.number().int().positive().default(120_000),
+  format: z.enum(["exit-code", "junit", "unittest"]).default("exit-code"),
+});
+export type VerifierSpec = z.infer<typeof verifierSpec>;
+
+export const taskSource = z.enum(["builtin", "imported", "seed"]);
+export type TaskSource = z.infer<typeof taskSource>;
+
+export const taskMetadata = z.record(z.string(), z.unknown()).default({});
