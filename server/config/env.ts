@@ -33,8 +33,20 @@ const schema = z
       .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
     SPROUT_DRIVER: z.enum(["local", "docker"]).default("local"),
     SPROUT_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    SPROUT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+    SPROUT_POLICY: z.enum(["demo", "openai"]).default("demo"),
+    SPROUT_DEMO_MISTAKE_RATE: z.coerce.number().min(0).max(1).default(0.25),
+    OPENAI_BASE_URL: z.url({ message: "must be a URL such as http://127.0.0.1:8000/v1" }).optional(),
+    OPENAI_API_KEY: z.string().optional(),
+    SPROUT_MODEL: z.string().min(1).optional(),
+    SPROUT_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.7),
+    SPROUT_MAX_COMPLETION_TOKENS: z.coerce.number().int().positive().optional(),
+    SPROUT_MAX_STEPS: z.coerce.number().int().min(1).default(60),
   })
   .superRefine((env, ctx) => {
+    if (env.SPROUT_POLICY === "openai" && (!env.OPENAI_BASE_URL || !env.SPROUT_MODEL)) {
+      ctx.addIssue({ code: "custom", path: ["SPROUT_POLICY"], message: "is openai: set OPENAI_BASE_URL (e.g. http://127.0.0.1:8000/v1) and SPROUT_MODEL" });
+    }
     if (!isLoopbackHost(env.HOST) && !env.SPROUT_TOKEN) {
       ctx.addIssue({
         code: "custom",

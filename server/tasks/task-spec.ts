@@ -7,8 +7,11 @@ export const environmentSpec = z.object({
     z.object({ kind: z.literal("rootfs"), path: z.string().min(1) }),
     z.object({ kind: z.literal("image"), ref: z.string().min(1) }),
   ]),
+  /** shell commands run once in a new root's sandbox, after the files are copied */
   setup: z.array(z.string()).default([]),
   workdir: z.string().startsWith("/").default("/workspace"),
+  /** a host directory (relative to the repo root, or absolute) whose files are copied into `workdir` at the start */
+  workspaceDir: z.string().min(1).optional(),
 });
 export type EnvironmentSpec = z.infer<typeof environmentSpec>;
 
@@ -17,6 +20,8 @@ export const verifierSpec = z.object({
   command: z.string().min(1),
   timeoutMs: z.number().int().positive().default(120_000),
   format: z.enum(["exit-code", "junit", "unittest"]).default("exit-code"),
+  /** a host directory copied into /tests of the throw-away verification sandbox only: the agent never sees it */
+  testsDir: z.string().min(1).optional(),
 });
 export type VerifierSpec = z.infer<typeof verifierSpec>;
 

@@ -87,9 +87,10 @@ function scenario(name: string, setup: () => Promise<{ url: string; teardown: ()
   });
 }
 
-scenario("SQLite", async () => {
+scenario("SQLite", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sprout-db-"));
-  return { url: `file:${dir}/nested/sprout.db`, teardown: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  const teardown = () => Promise.resolve(fs.rmSync(dir, { recursive: true, force: true }));
+  return Promise.resolve({ url: `file:${dir}/nested/sprout.db`, teardown });
 });
 
 scenario("PostgreSQL", async () => {

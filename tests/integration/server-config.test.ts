@@ -12,7 +12,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-      env: { PATH: process.env.PATH, DATABASE_URL: `file:${tmp}/sprout.db`, ...env },
+      env: { PATH: process.env.PATH, NODE_ENV: "production", DATABASE_URL: `file:${tmp}/sprout.db`, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
