@@ -1,5 +1,6 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import { ExperimentList } from "@/components/home/experiment-list";
+import { RunDemoButton } from "@/components/home/run-demo-button";
 import { TaskList } from "@/components/home/task-list";
 import { experimentQueries, taskQueries } from "@/components/queries/keys";
 import { listExperiments } from "@/server/experiments/experiment-store";
@@ -16,6 +17,7 @@ export default async function HomePage() {
   return (
     <HydrationBoundary state={dehydrate(queryClient)}>
       <main className="mx-auto w-full max-w-6xl space-y-8 px-6 py-6">
+        <RunDemoButton />
         <section>
           <h1 className="mb-2 text-base font-semibold">Experiments</h1>
           <ExperimentList />

@@ -10,7 +10,9 @@ import { ConfigError, env, isLoopbackHost } from "./config/env";
 import { migrate } from "./db/migrate";
 import { isAllowedOrigin, isAuthorized, presentedToken, TOKEN_COOKIE } from "./http/auth";
 import { findWsRoute } from "./http/ws-routes";
+import { recoverAfterRestart } from "./runtime/background";
 import { log } from "./runtime/log";
+import { sandboxDriver } from "./runtime/services";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -91,6 +93,10 @@ async function main(): Promise<void> {
   });
 
   await ready;
+  // The driver's init removes leftovers of an earlier process (mounts, containers, half-written layers).
+  sandboxDriver().catch((error: unknown) => log.warn(`sandbox driver ${config.SPROUT_DRIVER} is not available: ${error instanceof Error ? error.message : String(error)}`));
+  const recovered = await recoverAfterRestart();
+  if (recovered.interrupted > 0 || recovered.resumed > 0) log.info(`after restart: ${recovered.interrupted} rollout(s) marked interrupted, ${recovered.resumed} experiment(s) resumed`);
   const shown = isLoopbackHost(config.HOST) && config.HOST !== "::1" ? "127.0.0.1" : config.HOST;
   const database = config.databaseKind === "sqlite" ? `SQLite ${config.DATABASE_URL.replace(/^file:/, "")}` : "PostgreSQL";
   process.stdout.write(`SPROUT Workbench is running at http://${shown}:${port}  (${database}${dev ? ", development" : ""})\n`);

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useExperiments } from "@/components/queries/use-experiments";
 import { ProgressBar } from "@/components/ui/progress-bar";
 import { SeedBadge, StatusBadge } from "@/components/ui/status-badge";
@@ -32,7 +33,9 @@ export function ExperimentList() {
         {data.map((e) => (
           <tr key={e.id} className="border-b border-zinc-100 dark:border-zinc-900">
             <td className="py-2 pr-4">
-              <span className="mr-2 font-medium">{e.name}</span>
+              <Link href={`/experiments/${e.id}`} className="mr-2 font-medium hover:underline">
+                {e.name}
+              </Link>
               {e.seed && <SeedBadge />}
             </td>
             <td className="py-2 pr-4">{METHOD[e.method] ?? e.method}</td>

@@ -1,5 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { ExperimentSummary } from "@/server/experiments/experiment-store";
+import type { ExperimentDetail } from "@/server/sprout/get-experiment";
 import type { Task, TaskSummary } from "@/server/tasks/task-store";
 import type { TaskTree } from "@/server/tree/get-task-tree";
 import { fetchJson } from "./fetch-json";
@@ -8,6 +9,11 @@ import { fetchJson } from "./fetch-json";
 export const experimentQueries = {
   all: () => ["experiments"] as const,
   list: () => queryOptions({ queryKey: [...experimentQueries.all(), "list"], queryFn: () => fetchJson<ExperimentSummary[]>("/api/experiments") }),
+  detail: (experimentId: string) =>
+    queryOptions({
+      queryKey: [...experimentQueries.all(), experimentId],
+      queryFn: () => fetchJson<ExperimentDetail>(`/api/experiments/${encodeURIComponent(experimentId)}`),
+    }),
 };
 
 export const taskQueries = {

@@ -4,13 +4,17 @@ import type { CheckpointResult, DriverName, SandboxDriver } from "../sandbox/typ
 
 type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
-/** Record a driver checkpoint in the lineage; its parent row is found by the parent's ref. Idempotent per (backend, ref). */
-export async function recordCheckpoint(tx: Tx | Db, backend: DriverName, result: CheckpointResult): Promise<CheckpointId> {
-  const parent = result.parentRef ? await tx.checkpoint.findUnique({ where: { backend_ref: { backend, ref: result.parentRef } }, select: { id: true } }) : null;
-  const row = await tx.checkpoint.upsert({
-    where: { backend_ref: { backend, ref: result.ref } },
-    create: { backend, ref: result.ref, parentId: parent?.id ?? null, bytesAdded: BigInt(result.bytesAdded), durationMs: result.durationMs },
-    update: {},
+/**
+ * Record a driver checkpoint in the lineage. The parent row is `parentId` when the
+ * caller knows it (the engine does: it is the previous turn's checkpoint), else it
+ * is looked up by the parent's ref. Idempotent per (backend, ref).
+ */
+export async function recordCheckpoint(tx: Tx | Db, backend: DriverName, result: CheckpointResult, parentId?: CheckpointId | null): Promise<CheckpointId> {
+  const parent = parentId !== undefined ? parentId : result.parentRef ? ((await tx.checkpoint.findUnique({ where: { backend_ref: { backend, ref: result.parentRef } }, select: { id: true } }))?.id ?? null) : null;
+  const existing = await tx.checkpoint.findUnique({ where: { backend_ref: { backend, ref: result.ref } }, select: { id: true } });
+  if (existing) return existing.id as CheckpointId;
+  const row = await tx.checkpoint.create({
+    data: { backend, ref: result.ref, parentId: parent, bytesAdded: BigInt(result.bytesAdded), durationMs: result.durationMs },
     select: { id: true },
   });
   return row.id as CheckpointId;

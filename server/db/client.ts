@@ -14,7 +14,11 @@ export type Db = SqliteClient;
 
 export function createDb(url: string): Db {
   if (url.startsWith("file:")) {
-    return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: sqliteFileOf(url), timeout: 5000 }) });
+    const client = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: sqliteFileOf(url), timeout: 5000 }) });
+    // WAL (set by the migrator, persistent) with synchronous=NORMAL: a commit is durable
+    // against a process crash without an fsync per turn; only an OS crash can lose the last commits.
+    void client.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
+    return client;
   }
   return new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
 }

@@ -9,13 +9,18 @@ export class NotFoundError extends Error {
   override name = "NotFoundError";
 }
 
+/** A request body that is not JSON. */
+export class BadRequestError extends Error {
+  override name = "BadRequestError";
+}
+
 /** A request that is valid but cannot be carried out in the current state. */
 export class ConflictError extends Error {
   override name = "ConflictError";
 }
 
 function statusOf(error: unknown): number {
-  if (error instanceof z.ZodError) return 400;
+  if (error instanceof z.ZodError || error instanceof BadRequestError) return 400;
   if (error instanceof NotFoundError || error instanceof CheckpointNotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
   if (error instanceof SandboxError) return 503;
@@ -56,4 +61,15 @@ export function route<C>(handler: Handler<C>): (req: Request, context: C) => Pro
 /** Parse a dynamic route's params (Next 16 passes them as a promise). */
 export async function params<T extends z.ZodType>(context: { params: Promise<unknown> }, schema: T): Promise<z.infer<T>> {
   return schema.parse(await context.params);
+}
+
+/** The request's JSON body (an empty body is `{}`), for a domain function to parse with zod. */
+export async function jsonBody(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new BadRequestError("the request body is not valid JSON");
+  }
 }

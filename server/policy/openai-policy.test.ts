@@ -5,7 +5,8 @@ import { TOOL_DEFINITIONS } from "../rollout/tools";
 import { createOpenAiPolicy } from "./openai-policy";
 
 /** A local server that speaks the chat-completions protocol; each test scripts its answers. */
-let answers: ((body: Record<string, unknown>) => { status: number; body: unknown; headers?: Record<string, string> })[] = [];
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+let answers: ((body: Record<string, unknown>) => Answer)[] = [];
 const requests: Record<string, unknown>[] = [];
 let server: http.Server;
 let baseUrl = "";
@@ -17,7 +18,7 @@ beforeAll(async () => {
     req.on("end", () => {
       const body = JSON.parse(data) as Record<string, unknown>;
       requests.push({ ...body, authorization: req.headers.authorization, path: req.url });
-      const next = answers.shift() ?? (() => ({ status: 500, body: { error: "no scripted answer" } }));
+      const next = answers.shift() ?? ((): Answer => ({ status: 500, body: { error: "no scripted answer" } }));
       const a = next(body);
       res.writeHead(a.status, { "content-type": "application/json", ...a.headers });
       res.end(typeof a.body === "string" ? a.body : JSON.stringify(a.body));

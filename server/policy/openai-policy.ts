@@ -66,8 +66,7 @@ export function createOpenAiPolicy(options: OpenAiPolicyOptions): Policy {
       body: JSON.stringify({
         model: options.model,
         messages: request.messages,
-        tools: request.tools,
-        tool_choice: "auto",
+        ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: "auto" } : {}),
         temperature: options.temperature ?? 0.7,
         ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}),
         ...(options.logprobs ? { logprobs: true } : {}),

@@ -18,7 +18,8 @@ export interface PolicyTurn {
 
 export interface PolicyRequest {
   messages: ChatMessage[];
-  tools: typeof TOOL_DEFINITIONS;
+  /** the tools the model may call; empty when the policy is asked for text (the review) */
+  tools: readonly (typeof TOOL_DEFINITIONS)[number][];
   /** The task's name (the demo policy looks up its reference actions by it). */
   taskName: string;
   /** Stable per rollout, so a seeded policy is reproducible. */

@@ -81,10 +81,12 @@ export async function getRollout(id: RolloutId): Promise<RolloutRecord | null> {
   };
 }
 
-export async function markRolloutRunning(id: RolloutId, backend: DriverName, start: CheckpointResult | null, startCheckpointId?: CheckpointId): Promise<void> {
+/** Mark a rollout running from its start state; returns the start's checkpoint row (the lineage parent of its first turn). */
+export async function markRolloutRunning(id: RolloutId, backend: DriverName, start: CheckpointResult | null, startCheckpointId?: CheckpointId | null): Promise<CheckpointId | null> {
   const client = db();
   const checkpointId = startCheckpointId ?? (start ? await recordCheckpoint(client, backend, start) : null);
   await client.rollout.update({ where: { id }, data: { status: "running", startedAt: new Date(), startCheckpointId: checkpointId, error: null } });
+  return checkpointId;
 }
 
 export interface NewTurn {
@@ -103,6 +105,8 @@ export interface NewTurn {
   execMs: number;
   backend: DriverName;
   checkpoint: CheckpointResult;
+  /** the lineage parent's row, when the caller knows it (saves a lookup per turn) */
+  parentCheckpointId?: CheckpointId | null;
   assistantMessage: string;
   toolCall: unknown;
   observation: string;
@@ -117,9 +121,9 @@ export interface NewTurn {
  * not at all. A crash after the driver froze the layer but before this commit
  * leaves an unreferenced layer, which collection removes.
  */
-export async function appendTurn(t: NewTurn): Promise<TurnId> {
+export async function appendTurn(t: NewTurn): Promise<{ turnId: TurnId; checkpointId: CheckpointId }> {
   return db().$transaction(async (tx) => {
-    const checkpointId = await recordCheckpoint(tx, t.backend, t.checkpoint);
+    const checkpointId = await recordCheckpoint(tx, t.backend, t.checkpoint, t.parentCheckpointId);
     const turn = await tx.turn.create({
       data: {
         rolloutId: t.rolloutId,
@@ -157,7 +161,7 @@ export async function appendTurn(t: NewTurn): Promise<TurnId> {
         completionTokens: { increment: t.completionTokens },
       },
     });
-    return turn.id as TurnId;
+    return { turnId: turn.id as TurnId, checkpointId };
   });
 }
 
@@ -201,7 +205,7 @@ export interface PathTurn {
   index: number;
   rolloutId: RolloutId;
   messages: ChatMessage[];
-  checkpoint: { backend: DriverName; ref: string; state: string } | null;
+  checkpoint: { id: CheckpointId; backend: DriverName; ref: string; state: string } | null;
 }
 
 /**
@@ -225,7 +229,7 @@ export async function loadPath(turnId: TurnId): Promise<{ turns: PathTurn[]; hin
       index: true,
       rolloutId: true,
       content: { select: { messages: true } },
-      checkpoint: { select: { backend: true, ref: true, state: true } },
+      checkpoint: { select: { id: true, backend: true, ref: true, state: true } },
       rollout: { select: { startingHint: true, branchedFromTurnId: true } },
     },
   });
@@ -244,7 +248,7 @@ export async function loadPath(turnId: TurnId): Promise<{ turns: PathTurn[]; hin
       index: row.index,
       rolloutId: row.rolloutId as RolloutId,
       messages: messagesSchema.parse(JSON.parse(row.content?.messages ?? "[]")),
-      checkpoint: row.checkpoint ? { backend: row.checkpoint.backend as DriverName, ref: row.checkpoint.ref, state: row.checkpoint.state } : null,
+      checkpoint: row.checkpoint ? { id: row.checkpoint.id as CheckpointId, backend: row.checkpoint.backend as DriverName, ref: row.checkpoint.ref, state: row.checkpoint.state } : null,
     })),
   };
 }

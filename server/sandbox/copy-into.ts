@@ -24,3 +24,13 @@ export async function copyDirInto(sandbox: Sandbox, hostDir: string, target: str
   }
   return files.length;
 }
+
+/** Copy a host file or directory to `target` in the sandbox (a directory's contents go into `target`, as Docker's COPY does). */
+export async function copyPathInto(sandbox: Sandbox, hostPath: string, target: string): Promise<number> {
+  const stat = await fs.stat(hostPath);
+  if (stat.isDirectory()) return copyDirInto(sandbox, hostPath, target);
+  const to = target.endsWith("/") ? path.posix.join(target, path.basename(hostPath)) : target;
+  await sandbox.exec(["mkdir", "-p", path.posix.dirname(to)], { timeoutMs: 10_000 });
+  await sandbox.writeFile(to, await fs.readFile(hostPath), { mode: stat.mode & 0o777 });
+  return 1;
+}

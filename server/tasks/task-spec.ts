@@ -12,6 +12,10 @@ export const environmentSpec = z.object({
   workdir: z.string().startsWith("/").default("/workspace"),
   /** a host directory (relative to the repo root, or absolute) whose files are copied into `workdir` at the start */
   workspaceDir: z.string().min(1).optional(),
+  /** more host files or directories copied in before `setup` runs, in order (a Dockerfile's COPY lines) */
+  copies: z.array(z.object({ from: z.string().min(1), to: z.string().startsWith("/") })).default([]),
+  /** environment variables of every command in the sandbox (a Dockerfile's ENV lines) */
+  env: z.record(z.string(), z.string()).default({}),
 });
 export type EnvironmentSpec = z.infer<typeof environmentSpec>;
 

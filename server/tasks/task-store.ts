@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { db } from "../db/client";
 import type { TaskId } from "../db/ids";
 import { environmentSpec, taskMetadata, taskSource, verifierSpec, type EnvironmentSpec, type TaskSource, type VerifierSpec } from "./task-spec";
@@ -72,8 +73,9 @@ export interface TaskInput {
   name: string;
   title: string;
   instruction: string;
-  environment: EnvironmentSpec;
-  verifier: VerifierSpec;
+  /** defaults (setup, copies, env, timeouts) are filled in by the schema */
+  environment: z.input<typeof environmentSpec>;
+  verifier: z.input<typeof verifierSpec>;
   source: TaskSource;
   metadata?: Record<string, unknown>;
 }

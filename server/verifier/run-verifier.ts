@@ -17,7 +17,7 @@ export async function verifyCheckpoint(
   checkpointRef: string,
   spec: { verifier: VerifierSpec; environment: EnvironmentSpec },
 ): Promise<VerifierResult> {
-  const sandbox = await driver.create({ fromCheckpoint: checkpointRef, workdir: spec.environment.workdir, labels: { purpose: "verifier" } });
+  const sandbox = await driver.create({ fromCheckpoint: checkpointRef, workdir: spec.environment.workdir, env: spec.environment.env, labels: { purpose: "verifier" } });
   try {
     if (spec.verifier.testsDir) await copyDirInto(sandbox, path.resolve(spec.verifier.testsDir), "/tests");
     await sandbox.exec(["mkdir", "-p", "/logs/verifier"], { timeoutMs: 10_000 });

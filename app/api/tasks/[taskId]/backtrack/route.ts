@@ -1,0 +1,10 @@
+import { z } from "zod";
+import { params, jsonBody, route } from "@/server/http/route";
+import { backtrackTask } from "@/server/sprout/start-branches";
+import type { TaskId } from "@/server/db/ids";
+
+export const POST = route(async (req, context: { params: Promise<unknown> }) => {
+  const { taskId } = await params(context, z.object({ taskId: z.string().min(1) }));
+  const body: unknown = await jsonBody(req).catch(() => ({}));
+  return Response.json(await backtrackTask(taskId as TaskId, body as object), { status: 202 });
+});

@@ -1,0 +1,95 @@
+import { db } from "../../db/client";
+import type { RolloutId, TaskId, TurnId } from "../../db/ids";
+
+/** What the reviewer is shown of the failed attempts (Table 5: full verifier feedback, or the reward only). */
+export type ReviewInputMode = "feedback" | "reward-only";
+
+export interface AttemptTurn {
+  /** position in the attempt's trajectory (the restored prefix included) */
+  index: number;
+  turnId: TurnId;
+  /** the tool call in one line */
+  call: string;
+  /** the observation, cut */
+  observation: string;
+  isError: boolean;
+  /** the turn has a live checkpoint, so a branch can resume after it */
+  resumable: boolean;
+}
+
+export interface FailedAttempt {
+  label: string;
+  rolloutId: RolloutId;
+  reward: number;
+  partialScore: number | null;
+  feedback: string | null;
+  turns: AttemptTurn[];
+}
+
+export interface ReviewInput {
+  taskName: string;
+  instruction: string;
+  mode: ReviewInputMode;
+  attempts: FailedAttempt[];
+}
+
+const OBSERVATION_CHARS = 240;
+
+function cut(text: string, max: number): string {
+  const flat = text.replace(/\s+\n/g, "\n").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max)}…`;
+}
+
+/** The failed attempts of a task among `rolloutIds`, each as a compact list of turns with the verifier's verdict. */
+export async function buildReviewInput(taskId: TaskId, rolloutIds: RolloutId[], mode: ReviewInputMode): Promise<ReviewInput> {
+  const client = db();
+  const task = await client.task.findUniqueOrThrow({ where: { id: taskId }, select: { name: true, instruction: true } });
+  const allTurns = await client.turn.findMany({
+    where: { taskId },
+    select: { id: true, parentId: true, index: true, summary: true, isError: true, rolloutId: true, checkpoint: { select: { state: true } }, content: { select: { observation: true } } },
+  });
+  const byId = new Map(allTurns.map((t) => [t.id, t]));
+  const rollouts = await client.rollout.findMany({
+    where: { id: { in: rolloutIds }, taskId, status: "completed", OR: [{ reward: null }, { reward: { lt: 1 } }] },
+    select: { id: true, reward: true, partialScore: true, verifierFeedback: true, kind: true, round: true, ordinal: true },
+    orderBy: [{ round: "asc" }, { ordinal: "asc" }],
+  });
+  const attempts: FailedAttempt[] = [];
+  for (const r of rollouts) {
+    const last = allTurns.filter((t) => t.rolloutId === r.id).sort((a, b) => b.index - a.index)[0];
+    if (!last) continue;
+    const path: typeof allTurns = [];
+    for (let t: (typeof allTurns)[number] | undefined = last; t; t = t.parentId ? byId.get(t.parentId) : undefined) path.push(t);
+    path.reverse();
+    attempts.push({
+      label: String.fromCharCode(65 + attempts.length),
+      rolloutId: r.id as RolloutId,
+      reward: r.reward ?? 0,
+      partialScore: mode === "feedback" ? r.partialScore : null,
+      feedback: mode === "feedback" ? r.verifierFeedback : null,
+      turns: path.map((t) => ({
+        index: t.index,
+        turnId: t.id as TurnId,
+        call: t.summary,
+        observation: cut(t.content?.observation ?? "", OBSERVATION_CHARS),
+        isError: t.isError,
+        resumable: t.checkpoint?.state === "live",
+      })),
+    });
+  }
+  return { taskName: task.name, instruction: task.instruction, mode, attempts };
+}
+
+/** The input as text, the way the reviewer reads it (also stored on the Review row). */
+export function renderReviewInput(input: ReviewInput): string {
+  const parts = [`# Task\n${input.instruction.trim()}`];
+  for (const a of input.attempts) {
+    const verdict =
+      input.mode === "feedback"
+        ? `Verifier: reward ${a.reward}${a.partialScore === null ? "" : `, ${Math.round(a.partialScore * 100)}% of tests passed`}\n${a.feedback ?? "(no feedback)"}`
+        : `Verifier: reward ${a.reward} (no further feedback)`;
+    const turns = a.turns.map((t) => `[${t.index}]${t.isError ? " (error)" : ""} ${t.call}\n    → ${t.observation.replace(/\n/g, "\n      ")}`).join("\n");
+    parts.push(`# Attempt ${a.label} (failed)\n${turns}\n${verdict}`);
+  }
+  return parts.join("\n\n");
+}

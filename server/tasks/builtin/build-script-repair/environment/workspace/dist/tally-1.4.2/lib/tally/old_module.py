@@ -1,0 +1,1 @@
+# left over from a build of an older checkout

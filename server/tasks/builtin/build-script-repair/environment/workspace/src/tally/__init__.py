@@ -1,0 +1,2 @@
+"""tally: count lines, words and characters."""
+__version__ = "@VERSION@"

@@ -1,0 +1,1 @@
+"""Demo application whose settings live in config/."""

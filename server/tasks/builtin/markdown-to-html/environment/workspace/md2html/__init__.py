@@ -1,0 +1,4 @@
+"""A tiny Markdown to HTML converter."""
+from .convert import convert
+
+__all__ = ["convert"]

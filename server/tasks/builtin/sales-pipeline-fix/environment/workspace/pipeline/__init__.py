@@ -1,0 +1,1 @@
+"""Sales report pipeline: parse -> aggregate -> report."""
