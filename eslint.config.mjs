@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", "data/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "**/*.js", "**/*.mjs", "server/sandbox/local/native/build/"] },
+  { ignores: ["node_modules/", ".next/", "data/", "scratch/", "server/db/generated/", "test-results/", "playwright-report/", "next-env.d.ts", "**/*.js", "**/*.mjs", "server/sandbox/local/native/build/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

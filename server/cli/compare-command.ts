@@ -1,11 +1,9 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { env } from "../config/env";
-import type { ExperimentId } from "../db/ids";
 import { policyFor, sandboxDriver } from "../runtime/services";
-import { createStrategy } from "../sprout/create-strategy";
-import { experimentMetrics, type Metrics } from "../sprout/metrics";
-import { createExperiment, runExperiment, type MethodConfig } from "../sprout/run-experiment";
+import { compareMethods, type MethodResult, type MethodRun } from "../sprout/compare-methods";
+import type { MethodConfig } from "../sprout/run-experiment";
 import { progressReporter } from "./progress";
 import { policyFromArgs, tasksFromArgs } from "./run-command";
 import type { CliArgs } from "./main";
@@ -14,27 +12,6 @@ import { UsageError } from "./usage-error";
 const METHODS = ["pass1", "passk", "sprout"] as const;
 type Method = (typeof METHODS)[number];
 
-interface Column {
-  label: string;
-  method: Method;
-  config: Partial<MethodConfig>;
-}
-
-/** What the JSON line reports per method. */
-function row(m: Metrics, experiment: ExperimentId) {
-  return {
-    experiment,
-    resolve_rate: Number(m.resolveRate.toFixed(4)),
-    recovery_rate: Number(m.recoveryRate.toFixed(4)),
-    steps: m.steps,
-    tokens: m.tokens,
-    branches: m.branches,
-    resolved_tasks: m.resolvedTasks,
-    tasks: m.tasks,
-    saved_steps: m.savedSteps,
-    saved_tokens: m.savedTokens,
-  };
-}
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
 
@@ -58,7 +35,7 @@ export async function compareCommand(args: CliArgs): Promise<number> {
     reviewInput: z.enum(["feedback", "reward-only"]).parse(v["review-input"] ?? "feedback"),
     strategy: z.enum(["review", "verifier-score", "random", "entropy"]).parse(v.strategy ?? "review"),
   };
-  const columns: Column[] = methods.map((m) => ({
+  const columns: MethodRun[] = methods.map((m) => ({
     label: m,
     method: m as Method,
     config: m === "pass1" ? { k: 1 } : m === "passk" ? { k } : sproutBase,
@@ -74,20 +51,25 @@ export async function compareCommand(args: CliArgs): Promise<number> {
   const [driver, policy] = await Promise.all([sandboxDriver(), policyFor(policyConfig)]);
   const concurrency = int("concurrency", env().SPROUT_CONCURRENCY);
   const seed = int("seed", 1);
-  const results: Record<string, ReturnType<typeof row>> = {};
-  for (const col of [...columns, ...sweep]) {
-    const id = await createExperiment({ name: `compare: ${col.label} · ${tasks.length} tasks · ${policy.name}`, method: col.method, taskIds: tasks.map((t) => t.id), config: { ...col.config, seed }, policy: policyConfig });
-    const bar = progressReporter(col.label.padEnd(12));
-    await runExperiment(id, {
-      driver,
-      policy,
-      concurrency,
-      strategy: col.method === "sprout" ? createStrategy(col.config.strategy ?? "review", { policy, policyConfig, driver }) : undefined,
-      onProgress: (p) => bar.update(p.finished, p.total, `· ${p.resolved} resolved`),
-    });
-    bar.end();
-    results[col.label] = row(await experimentMetrics(id), id);
-  }
+  const bars = new Map<string, ReturnType<typeof progressReporter>>();
+  const results = await compareMethods([...columns, ...sweep], {
+    taskIds: tasks.map((t) => t.id),
+    policy,
+    policyConfig,
+    driver,
+    concurrency,
+    seed,
+    onProgress: (label, p) => {
+      let bar = bars.get(label);
+      if (!bar) {
+        for (const b of bars.values()) b.end();
+        bar = progressReporter(label.padEnd(12));
+        bars.set(label, bar);
+      }
+      bar.update(p.finished, p.total, `· ${p.resolved} resolved`);
+    },
+  });
+  for (const b of bars.values()) b.end();
   await driver.close();
 
   if (v.report) fs.writeFileSync(v.report, markdownReport(results, columns.map((c) => c.label), sweep.map((s) => s.label), { policy: policy.name, tasks: tasks.length, k }));
@@ -101,7 +83,7 @@ export async function compareCommand(args: CliArgs): Promise<number> {
   return 0;
 }
 
-function markdownReport(results: Record<string, ReturnType<typeof row>>, main: string[], sweep: string[], meta: { policy: string; tasks: number; k: number }): string {
+export function markdownReport(results: Record<string, MethodResult>, main: string[], sweep: string[], meta: { policy: string; tasks: number; k: number }): string {
   const lines = [
     `# Method comparison`,
     ``,

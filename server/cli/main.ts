@@ -16,6 +16,7 @@ import { compareCommand } from "./compare-command";
 import { importCommand } from "./import-command";
 import { UsageError } from "./usage-error";
 import { exportCommand } from "./export-command";
+import { gcCommand } from "./gc-command";
 import { runCommand } from "./run-command";
 import { showCommand } from "./show-command";
 import { tasksCommand } from "./tasks-command";
@@ -72,7 +73,8 @@ const USAGE = `usage: npm run sprout -- <command>
                                           --sweep 1x2,2x2,2x4 (rounds x branches) --report report.md
   export <experimentId> [--out groups.jsonl]  training groups (JSONL, one line per rollout)
   import <dir> [--base host|image:<ref>|rootfs:<path>] [--check] [--json]
-                                          import a Harbor / Terminal-Bench 2 task; --check runs its solution and tests`;
+                                          import a Harbor / Terminal-Bench 2 task; --check runs its solution and tests
+  gc                                      remove stored checkpoints that no kept turn needs`;
 
 async function main(): Promise<number> {
   let args: CliArgs;
@@ -103,6 +105,8 @@ async function main(): Promise<number> {
       return exportCommand(args, rest);
     case "import":
       return importCommand(args, rest);
+    case "gc":
+      return gcCommand(args);
     default:
       process.stderr.write(`sprout: unknown command "${command}"\n${USAGE}\n`);
       return 2;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db } from "../db/client";
-import type { ExperimentId, ReviewId, RolloutId, TaskId, TurnId } from "../db/ids";
+import type { ExperimentId, ReviewId, RolloutId, TaskId } from "../db/ids";
 import type { SandboxDriver } from "../sandbox/types";
 import { getTask } from "../tasks/task-store";
 import { verifyCheckpoint } from "../verifier/run-verifier";

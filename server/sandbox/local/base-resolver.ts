@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { mkdir, realpath, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "../errors";
 import type { SandboxBase } from "../types";

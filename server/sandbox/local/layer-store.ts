@@ -41,12 +41,12 @@ export class LayerStore {
         continue;
       }
       if (!LAYER_REF.test(entry)) continue;
-      const meta = await readJson(path.join(this.dataDir, "layers", entry, "meta.json"), layerMetaSchema.safeParse);
+      const meta = await readJson(path.join(this.dataDir, "layers", entry, "meta.json"), (v) => layerMetaSchema.safeParse(v));
       if (meta && meta.id === entry) this.layers.set(entry, meta);
     }
     for (const entry of await readdir(path.join(this.dataDir, "squashes"))) {
       const full = path.join(this.dataDir, "squashes", entry);
-      const meta = entry.startsWith(".tmp-") ? null : await readJson(path.join(full, "meta.json"), squashMetaSchema.safeParse);
+      const meta = entry.startsWith(".tmp-") ? null : await readJson(path.join(full, "meta.json"), (v) => squashMetaSchema.safeParse(v));
       if (!meta || `${meta.top}-L${meta.level}` !== entry) {
         await rm(full, { recursive: true, force: true });
         continue;

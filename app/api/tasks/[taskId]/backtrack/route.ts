@@ -5,6 +5,5 @@ import type { TaskId } from "@/server/db/ids";
 
 export const POST = route(async (req, context: { params: Promise<unknown> }) => {
   const { taskId } = await params(context, z.object({ taskId: z.string().min(1) }));
-  const body: unknown = await jsonBody(req).catch(() => ({}));
-  return Response.json(await backtrackTask(taskId as TaskId, body as object), { status: 202 });
+  return Response.json(await backtrackTask(taskId as TaskId, await jsonBody(req)), { status: 202 });
 });
