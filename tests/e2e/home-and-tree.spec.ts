@@ -2,13 +2,16 @@ import { expect, test } from "@playwright/test";
 
 test("home lists experiments and tasks from the database, labelled as seed data", async ({ page }) => {
   await page.goto("/");
-  const experiments = page.getByTestId("experiment-list");
-  await expect(experiments.getByText("seed: synthetic trees")).toBeVisible();
-  await expect(experiments.getByText("SPROUT")).toBeVisible();
-  await expect(experiments.getByText("seed data")).toBeVisible();
+  const seedRow = page.getByTestId("experiment-list").getByRole("row", { name: /seed: synthetic trees/ });
+  await expect(seedRow.getByText("SPROUT")).toBeVisible();
+  await expect(seedRow.getByText("seed data")).toBeVisible();
+  await expect(seedRow.getByText("completed")).toBeVisible();
   const tasks = page.getByTestId("task-list");
-  await expect(tasks.getByRole("link")).toHaveCount(3);
-  await expect(tasks.getByText("Seed task 2: synthetic rollout tree")).toBeVisible();
+  for (const n of [1, 2, 3]) {
+    const link = tasks.getByRole("link", { name: new RegExp(`Seed task ${n}: synthetic rollout tree`) });
+    await expect(link).toBeVisible();
+    await expect(link.getByText("seed data")).toBeVisible();
+  }
   await page.screenshot({ path: "test-results/screens/home.png" });
 });
 

@@ -43,7 +43,7 @@ function scenario(name: string, setup: () => Promise<{ url: string; teardown: ()
       expect(first.rollouts).toBe(5);
 
       const task = await getTask(first.id);
-      expect(task?.environment).toEqual({ base: { kind: "host" }, setup: [], workdir: "/workspace" });
+      expect(task?.environment).toEqual({ base: { kind: "host" }, setup: [], workdir: "/workspace", copies: [], env: {} });
       expect(task?.verifier.format).toBe("exit-code");
 
       const tree = (await getTaskTree(first.id))!;

@@ -5,8 +5,12 @@ import type { Readable, Writable } from "node:stream";
 import { DriverUnavailableError, SandboxError } from "../errors";
 import { decodeResponses, encodeRequest, type Arg, type OpCode, type Response } from "./protocol";
 
-/** Where `node scripts/build-native.mjs` puts the helper. */
-export const HELPER_PATH = path.join(import.meta.dirname, "native", "build", "sprout-sandboxd");
+/**
+ * Where `node scripts/build-native.mjs` puts the helper. Resolved from the working directory (the
+ * server, the CLI and the tests all run from the repo root), not from this module's URL: Next.js
+ * bundles server code, and a bundled module has no directory of its own.
+ */
+export const HELPER_PATH = path.join(process.cwd(), "server", "sandbox", "local", "native", "build", "sprout-sandboxd");
 
 /** A failed helper operation; `errno` is the Linux errno it reported. */
 export class HelperError extends SandboxError {
