@@ -12,7 +12,7 @@ import { runRollout } from "../server/rollout/run-rollout";
 import { createLocalDriver } from "../server/sandbox/local/local-driver";
 import { syncBuiltinSuite } from "../server/tasks/sync-builtin-suite";
 
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const quantile = (xs: number[], q: number) => {

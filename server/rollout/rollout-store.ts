@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { db } from "../db/client";
 import type { CheckpointId, ExperimentId, ReviewId, RolloutId, TaskId, TurnId } from "../db/ids";
@@ -122,10 +123,25 @@ export interface NewTurn {
  * leaves an unreferenced layer, which collection removes.
  */
 export async function appendTurn(t: NewTurn): Promise<{ turnId: TurnId; checkpointId: CheckpointId }> {
-  return db().$transaction(async (tx) => {
-    const checkpointId = await recordCheckpoint(tx, t.backend, t.checkpoint, t.parentCheckpointId);
-    const turn = await tx.turn.create({
+  const client = db();
+  // Ids are made here so the three writes go as one batched transaction (one round trip
+  // through Prisma instead of an interactive transaction's several): this is the hot path.
+  const checkpointId = randomUUID() as CheckpointId;
+  const turnId = randomUUID() as TurnId;
+  const parentId =
+    t.parentCheckpointId !== undefined
+      ? t.parentCheckpointId
+      : t.checkpoint.parentRef
+        ? (((await client.checkpoint.findUnique({ where: { backend_ref: { backend: t.backend, ref: t.checkpoint.parentRef } }, select: { id: true } }))?.id ?? null) as CheckpointId | null)
+        : null;
+  await client.$transaction([
+    client.checkpoint.create({
+      data: { id: checkpointId, backend: t.backend, ref: t.checkpoint.ref, parentId, bytesAdded: BigInt(t.checkpoint.bytesAdded), durationMs: t.checkpoint.durationMs },
+      select: { id: true },
+    }),
+    client.turn.create({
       data: {
+        id: turnId,
         rolloutId: t.rolloutId,
         taskId: t.taskId,
         index: t.index,
@@ -152,17 +168,18 @@ export async function appendTurn(t: NewTurn): Promise<{ turnId: TurnId; checkpoi
         },
       },
       select: { id: true },
-    });
-    await tx.rollout.update({
+    }),
+    client.rollout.update({
       where: { id: t.rolloutId },
       data: {
         steps: { increment: t.tool === null ? 0 : 1 },
         promptTokens: { increment: t.promptTokens },
         completionTokens: { increment: t.completionTokens },
       },
-    });
-    return { turnId: turn.id as TurnId, checkpointId };
-  });
+      select: { id: true },
+    }),
+  ]);
+  return { turnId, checkpointId };
 }
 
 export interface RolloutOutcome {
