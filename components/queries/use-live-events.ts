@@ -2,14 +2,15 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { inspectQueries } from "./inspect-keys";
 import { experimentQueries, taskQueries } from "./keys";
 
 type LiveEvent = { type: "turn" | "rollout"; taskId: string; experimentId?: string | null } | { type: "experiment"; experimentId: string };
 
 /**
  * Follows the server's event stream and invalidates what changed: the tree and
- * lists of the task a turn or rollout belongs to, and experiment queries. Views
- * refetch only what they show; nothing polls.
+ * lists of the task a turn or rollout belongs to, turn details when a rollout
+ * ends, and experiment queries. Views refetch only what they show; nothing polls.
  */
 export function useLiveEvents(): void {
   const queryClient = useQueryClient();
@@ -23,8 +24,17 @@ export function useLiveEvents(): void {
         return;
       }
       if (event.type !== "experiment") {
-        void queryClient.invalidateQueries({ queryKey: [...taskQueries.all(), event.taskId] });
+        // Only what a new turn or a finished rollout changes: the tree and the task list. Turn details
+        // and diffs do not change once written (their own mutations refresh them).
+        void queryClient.invalidateQueries({ queryKey: taskQueries.tree(event.taskId).queryKey });
         void queryClient.invalidateQueries({ queryKey: taskQueries.list().queryKey });
+        // A finished rollout changes its turns' details (status, reward, verifier feedback), not their diffs.
+        if (event.type === "rollout") {
+          void queryClient.invalidateQueries({
+            queryKey: inspectQueries.turns(event.taskId),
+            predicate: (q) => !q.queryKey.includes("diff"),
+          });
+        }
       }
       if (event.type !== "turn") void queryClient.invalidateQueries({ queryKey: experimentQueries.all() });
     };

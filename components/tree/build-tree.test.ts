@@ -102,3 +102,27 @@ describe("buildTree", () => {
     expect(depth).toBe(10_001);
   });
 });
+
+describe("human turns and hidden turns", () => {
+  it("never hides a human or hint turn inside a segment, and finds the segment hiding a turn", async () => {
+    const { segmentHiding } = await import("./build-tree");
+    const tree = make({
+      rollouts: [{ status: "completed", reward: 0 }],
+      turns: [
+        ["a1", null, 0],
+        ["a2", "a1", 0],
+        ["a3", "a2", 0],
+        ["a4", "a3", 0],
+        ["a5", "a4", 0],
+        ["a6", "a5", 0],
+        ["a7", "a6", 0],
+        ["a8", "a7", 0],
+      ],
+    });
+    tree.turns.author[4] = "human";
+    const root = buildTree(tree, { minRun: 3 });
+    expect(shape(root)).toEqual({ start: [{ "seg:a1": [{ a5: ["seg:a6"] }] }] });
+    expect(segmentHiding(root, 6)).toBe("seg:a6");
+    expect(segmentHiding(root, 4)).toBeNull();
+  });
+});

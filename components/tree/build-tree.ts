@@ -100,11 +100,13 @@ export function buildTree(tree: TaskTree, options: BuildOptions = {}): VisNode {
   const root: VisNode = { key: "start", kind: "start", turns: [], outcomes: below[START]!, children: [] };
   // Work list of (turn whose children to emit, the node they attach to).
   const work: [number, VisNode][] = [[START, root]];
-  // A run stays straight while each turn has one child of the same rollout and no annotations.
+  // A run stays straight while each turn has one child of the same rollout, no annotations,
+  // and an agent as author: annotated, human and hint turns always stay visible on their own.
+  const plain = (i: number) => (turns.annotations[i] ?? 0) === 0 && (turns.author[i] ?? "agent") === "agent";
   const continues = (i: number) => {
-    if (childCount(i) !== 1 || (turns.annotations[i] ?? 0) > 0) return -1;
+    if (childCount(i) !== 1 || !plain(i)) return -1;
     const c = childList[childStart[i]!]!;
-    return turns.rollout[c] === turns.rollout[i] && (turns.annotations[c] ?? 0) === 0 ? c : -1;
+    return turns.rollout[c] === turns.rollout[i] && plain(c) ? c : -1;
   };
   while (work.length > 0) {
     const [p, into] = work.pop()!;
@@ -138,4 +140,15 @@ export function nodeTone(o: OutcomeCounts): Outcome | "mixed" {
   const kinds = (["resolved", "failed", "interrupted", "pending"] as const).filter((k) => o[k] > 0);
   if (kinds.length === 0) return "pending";
   return kinds.length === 1 ? kinds[0]! : "mixed";
+}
+
+/** The key of the collapsed segment that hides turn `turnIndex` (an index into the tree's arrays), if any. */
+export function segmentHiding(root: VisNode, turnIndex: number): string | null {
+  const stack = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.kind === "segment" && n.turns.includes(turnIndex)) return n.key;
+    for (const c of n.children) stack.push(c);
+  }
+  return null;
 }

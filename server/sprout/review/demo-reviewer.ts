@@ -8,8 +8,10 @@ import type { Reviewer } from "./reviewer";
  * never the task's reference solution. It scores each turn that changed state by
  * how much of the feedback points at it (files named in tracebacks, identifiers
  * from failing tests and messages), prefers later turns (agents fail late), and
- * resumes just before the best candidates. With reward only it has nothing to go
- * on and picks state-changing turns at random, which is why that ablation loses.
+ * resumes just before the best candidates. When a branch resumed after turn t
+ * still failed, a change after t alone did not explain the failure, so it looks
+ * before t. With reward only it has nothing to go on and picks state-changing
+ * turns at random, which is why that ablation loses.
  */
 
 const MUTATING = /^(edit|create) |(^|[\s;&|])(rm|mv|cp|sed -i|tee|truncate|chmod|touch|mkdir|python3? -c)\b|>>?\s*\S/;
@@ -56,6 +58,9 @@ export function createDemoReviewer(): Reviewer {
     review(input, prompt, options) {
       const rand = random(options.seed);
       const candidates: Candidate[] = [];
+      // Failed branches that resumed late say the cause lies earlier than where they resumed.
+      const triedAfter = input.attempts.map((a) => a.resumedAfter).filter((t): t is number => t !== null);
+      const earliestTried = triedAfter.length > 0 ? Math.min(...triedAfter) : Infinity;
       for (const a of input.attempts) {
         const { files, words } = clues(a.feedback ?? "");
         a.turns.forEach((t, i) => {
@@ -64,8 +69,13 @@ export function createDemoReviewer(): Reviewer {
           const lower = t.call.toLowerCase();
           const fileHits = [...files].filter((f) => lower.includes(f.toLowerCase()));
           const wordHits = [...words].filter((w) => lower.includes(w));
+          // A branch's own turns after its resume point are new actions, not the prefix it was meant to fix.
+          const inPrefix = a.resumedAfter === null || t.index <= a.resumedAfter;
+          const alreadyTried = inPrefix && t.index > earliestTried ? 4 : 0;
           const score =
-            input.mode === "reward-only" ? rand() : fileHits.length * 3 + Math.min(wordHits.length, 4) + (i / a.turns.length) * 1.5 + (a.partialScore ?? 0);
+            input.mode === "reward-only"
+              ? rand()
+              : fileHits.length * 3 + Math.min(wordHits.length, 4) + (i / a.turns.length) * 1.5 + (a.partialScore ?? 0) - alreadyTried;
           const why = fileHits.length > 0 ? `it changed ${fileHits.join(", ")}, which the failing tests point at` : wordHits.length > 0 ? `it touched ${wordHits.slice(0, 3).join(", ")}, named in the failures` : "it is a late change of state";
           candidates.push({ attempt: a.label, turn: t, boundary, score, why });
         });

@@ -23,6 +23,8 @@ export interface FailedAttempt {
   reward: number;
   partialScore: number | null;
   feedback: string | null;
+  /** for a branch: the index of the turn it resumed after (its turns up to there are the restored prefix) */
+  resumedAfter: number | null;
   turns: AttemptTurn[];
 }
 
@@ -51,7 +53,7 @@ export async function buildReviewInput(taskId: TaskId, rolloutIds: RolloutId[], 
   const byId = new Map(allTurns.map((t) => [t.id, t]));
   const rollouts = await client.rollout.findMany({
     where: { id: { in: rolloutIds }, taskId, status: "completed", OR: [{ reward: null }, { reward: { lt: 1 } }] },
-    select: { id: true, reward: true, partialScore: true, verifierFeedback: true, kind: true, round: true, ordinal: true },
+    select: { id: true, reward: true, partialScore: true, verifierFeedback: true, kind: true, round: true, ordinal: true, branchedFromTurnId: true },
     orderBy: [{ round: "asc" }, { ordinal: "asc" }],
   });
   const attempts: FailedAttempt[] = [];
@@ -67,6 +69,7 @@ export async function buildReviewInput(taskId: TaskId, rolloutIds: RolloutId[], 
       reward: r.reward ?? 0,
       partialScore: mode === "feedback" ? r.partialScore : null,
       feedback: mode === "feedback" ? r.verifierFeedback : null,
+      resumedAfter: r.branchedFromTurnId ? (byId.get(r.branchedFromTurnId)?.index ?? null) : null,
       turns: path.map((t) => ({
         index: t.index,
         turnId: t.id as TurnId,
@@ -89,7 +92,8 @@ export function renderReviewInput(input: ReviewInput): string {
         ? `Verifier: reward ${a.reward}${a.partialScore === null ? "" : `, ${Math.round(a.partialScore * 100)}% of tests passed`}\n${a.feedback ?? "(no feedback)"}`
         : `Verifier: reward ${a.reward} (no further feedback)`;
     const turns = a.turns.map((t) => `[${t.index}]${t.isError ? " (error)" : ""} ${t.call}\n    → ${t.observation.replace(/\n/g, "\n      ")}`).join("\n");
-    parts.push(`# Attempt ${a.label} (failed)\n${turns}\n${verdict}`);
+    const origin = a.resumedAfter === null ? "" : `, resumed after turn ${a.resumedAfter} of an earlier attempt`;
+    parts.push(`# Attempt ${a.label} (failed${origin})\n${turns}\n${verdict}`);
   }
   return parts.join("\n\n");
 }
