@@ -10,6 +10,7 @@ import { ConfigError, env, isLoopbackHost } from "./config/env";
 import { migrate } from "./db/migrate";
 import { isAllowedOrigin, isAuthorized, presentedToken, TOKEN_COOKIE } from "./http/auth";
 import { findWsRoute } from "./http/ws-routes";
+import "./terminal/ws-terminal";
 import { recoverAfterRestart } from "./runtime/background";
 import { log } from "./runtime/log";
 import { sandboxDriver } from "./runtime/services";

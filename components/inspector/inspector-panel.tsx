@@ -1,5 +1,7 @@
 "use client";
 
+import Link from "next/link";
+
 import { useEffect, useState } from "react";
 import type { TreeRollout } from "@/server/tree/get-task-tree";
 import { ApiError } from "@/components/queries/fetch-json";
@@ -130,6 +132,19 @@ export function InspectorPanel({
             >
               Annotate
             </button>
+            {branchBlocked ? (
+              <span title={branchBlocked} className="cursor-not-allowed rounded border border-zinc-200 px-2.5 py-1 text-zinc-400 dark:border-zinc-800">
+                Open terminal here
+              </span>
+            ) : (
+              <Link
+                href={`/terminals?turn=${encodeURIComponent(turnId)}`}
+                title="Restore this turn's checkpoint into a live shell"
+                className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+              >
+                Open terminal here
+              </Link>
+            )}
             <div className="relative">
               <button
                 type="button"

@@ -42,6 +42,9 @@ const schema = z
     SPROUT_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.7),
     SPROUT_MAX_COMPLETION_TOKENS: z.coerce.number().int().positive().optional(),
     SPROUT_MAX_STEPS: z.coerce.number().int().min(1).default(60),
+    SPROUT_TERMINAL_IDLE_MS: z.coerce.number().int().min(1000).default(30 * 60_000),
+    SPROUT_MAX_TERMINALS: z.coerce.number().int().min(1).max(256).default(8),
+    SPROUT_TERMINAL_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   })
   .superRefine((env, ctx) => {
     if (env.SPROUT_POLICY === "openai" && (!env.OPENAI_BASE_URL || !env.SPROUT_MODEL)) {

@@ -1,4 +1,7 @@
-import { rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { ResourceExhaustedError, SandboxError, SandboxGoneError } from "../errors";
 import type { CheckpointResult, ExecOptions, ExecResult, PtyOptions, PtySession, Sandbox, SandboxLimits } from "../types";
@@ -9,6 +12,10 @@ import { Op } from "./protocol";
 import { RwLock } from "./rw-lock";
 
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const LOGIN_SHELL = ["/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"];
+
+// The helper's terminal ops (native/sandboxd.c); protocol.ts's Op table does not list them yet.
+const PtyOp = { open: Op.pty, resize: Op.ptyResize, kill: Op.ptyKill };
 
 export interface LocalSandboxInit {
   id: string;
@@ -181,8 +188,55 @@ export class LocalSandbox implements Sandbox {
     });
   }
 
-  openPty(_options: PtyOptions): Promise<PtySession> {
-    return Promise.reject(new SandboxError("openPty is not implemented yet by the local driver"));
+  /**
+   * The shell is forked by the sandbox's init like any command (same namespaces, cgroups, chroot,
+   * capabilities), on a pty of the sandbox's own devpts. Its bytes reach us over a unix socket the
+   * helper's relay connects to: pausing that socket stops the relay, which stops the shell.
+   * A checkpoint ends every process of the sandbox, this shell included.
+   */
+  openPty(options: PtyOptions): Promise<PtySession> {
+    return this.lock.withShared(async () => {
+      this.check();
+      const argv = options.command ?? LOGIN_SHELL;
+      if (argv.length === 0) throw new SandboxError("empty command");
+      const env = { PATH: DEFAULT_PATH, HOME: "/root", LANG: "C.UTF-8", TERM: "xterm-256color", ...this.o.env, ...options.env };
+      const envBlock = Object.entries(env).map(([k, v]) => `${k}=${v}\0`).join("");
+      const cwd = this.resolvePath(options.cwd ?? this.o.workdir);
+      // A private dir (0700) keeps other local users from connecting to the terminal first.
+      const dir = await mkdtemp(path.join(os.tmpdir(), "sprout-pty-"));
+      const socketPath = path.join(dir, "s");
+      const server = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(socketPath, () => resolve());
+      });
+      const connected = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+      const ptyId = `${this.id}-${randomBytes(6).toString("hex")}`;
+      const exited = this.o.helper.call(PtyOp.open, [
+        ptyId,
+        this.id,
+        argv.map((a) => `${a}\0`).join(""),
+        envBlock,
+        cwd,
+        socketPath,
+        clampSize(options.cols, 80),
+        clampSize(options.rows, 24),
+        this.o.limits.cpuSeconds,
+        this.o.maxFileBytes,
+        this.o.limits.memoryBytes,
+        this.o.limits.pids,
+      ]);
+      let socket: net.Socket;
+      try {
+        socket = await Promise.race([connected, exited.then(() => Promise.reject(new SandboxError("the terminal ended before it started")))]);
+      } catch (e) {
+        return this.mapError(e);
+      } finally {
+        server.close();
+        void rm(dir, { recursive: true, force: true });
+      }
+      return new LocalPty(socket, exited, ptyId, this.o.helper);
+    });
   }
 
   destroy(): Promise<void> {
@@ -198,5 +252,85 @@ export class LocalSandbox implements Sandbox {
       this.o.onGone(this);
       await rm(path.join(this.o.dataDir, "sandboxes", this.id), { recursive: true, force: true });
     }
+  }
+}
+
+function clampSize(n: number, fallback: number): number {
+  return Number.isFinite(n) && n >= 1 ? Math.min(Math.round(n), 1000) : fallback;
+}
+
+/** A pty of the local driver: bytes over the relay's socket, control through the helper. */
+class LocalPty implements PtySession {
+  private exitCode: number | undefined;
+  private readonly exitListeners: ((code: number) => void)[] = [];
+  private ended = false;
+
+  constructor(
+    private readonly socket: net.Socket,
+    exited: Promise<Buffer[]>,
+    private readonly ptyId: string,
+    private readonly helper: HelperClient,
+  ) {
+    // Paused until someone listens, so the first prompt is not lost.
+    socket.pause();
+    socket.on("error", () => undefined);
+    let socketClosed = false;
+    let code: number | null = null;
+    const settle = (): void => {
+      if (code === null || !socketClosed || this.exitCode !== undefined) return;
+      this.exitCode = code;
+      for (const l of this.exitListeners) l(code);
+    };
+    socket.once("close", () => {
+      socketClosed = true;
+      this.ended = true;
+      settle();
+    });
+    void exited
+      .then((f) => Number(f[0]?.toString() ?? "-1"))
+      .catch(() => -1)
+      .then((c) => {
+        code = c;
+        // Output still in flight arrives first; a background process holding the tty open must not keep it.
+        setTimeout(() => socket.destroy(), 500).unref();
+        settle();
+      });
+  }
+
+  write(data: string | Buffer): void {
+    if (!this.ended) this.socket.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.ended) return;
+    this.helper.call(PtyOp.resize, [this.ptyId, clampSize(cols, 80), clampSize(rows, 24)]).catch(() => undefined);
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    this.socket.on("data", listener);
+    this.socket.resume();
+  }
+
+  onExit(listener: (exitCode: number) => void): void {
+    if (this.exitCode !== undefined) listener(this.exitCode);
+    else this.exitListeners.push(listener);
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  /** Whether written input is waiting for the terminal (for input flow control). */
+  get writableLength(): number {
+    return this.socket.writableLength;
+  }
+
+  kill(): void {
+    this.helper.call(PtyOp.kill, [this.ptyId]).catch(() => undefined);
+    this.socket.destroy();
   }
 }

@@ -19,6 +19,9 @@ export const Op = {
   squash: 11,
   cgCleanup: 12,
   mkdirp: 13,
+  pty: 14,
+  ptyResize: 15,
+  ptyKill: 16,
 } as const;
 export type OpCode = (typeof Op)[keyof typeof Op];
 

@@ -16,6 +16,10 @@
  *    rename the upper dir into a new read-only layer, mount a new overlay with that layer on top
  *    of the lower stack and a fresh empty upper, start a new init. Cost follows the change.
  *  - Each exec runs in its own freezer cgroup so a timeout can kill its whole process tree.
+ *  - A pty is opened in the sandbox's own devpts; its shell is forked by the init like any command
+ *    (same namespaces, cgroups, chroot and capabilities) with the pty as controlling terminal. A small
+ *    relay child copies bytes between the master and a unix socket Node listens on, so terminal
+ *    output never crosses the request pipe, and a reader that stops reading stops the shell.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -44,11 +48,13 @@
 #include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <termios.h>
 
 #define MAX_SANDBOXES 1024
 #define MAX_EXECS 1024
@@ -68,6 +74,9 @@ enum {
   OP_SQUASH = 11,
   OP_CGCLEANUP = 12,
   OP_MKDIRP = 13,
+  OP_PTY = 14,
+  OP_PTY_RESIZE = 15,
+  OP_PTY_KILL = 16,
 };
 
 /* ---------- small utilities ---------- */
@@ -226,6 +235,20 @@ typedef struct {
 static sandbox_t sbs[MAX_SANDBOXES];
 static exec_t execs[MAX_EXECS];
 static job_t jobs[MAX_JOBS];
+
+/* An interactive terminal: its request is answered when its shell exits. */
+typedef struct {
+  int used;
+  uint32_t reqid;
+  uint32_t token;
+  char id[64];
+  sandbox_t *sb;
+  pid_t pid; /* in the sandbox's pid namespace; 0 until the init reports it */
+  int master, errp;
+  int exited, status, kill_pending;
+} pty_t;
+#define MAX_PTYS 64
+static pty_t ptys[MAX_PTYS];
 
 /* ---------- protocol ---------- */
 
@@ -600,6 +623,7 @@ static void zchild(zmsg_t *m, char *payload, int in, int out, int err, int errp)
   if (chdir("/") < 0) FAIL("chdir /");
   if (cwd[0] && chdir(cwd) < 0) FAIL(cwd);
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(errp, 3) < 0) FAIL("dup2");
+  if (m->kind == 'Y' && ioctl(0, TIOCSCTTY, 0) < 0) FAIL("controlling terminal");
   errp = 3;
   fcntl(3, F_SETFD, FD_CLOEXEC);
   syscall(SYS_close_range, 4, ~0U, 0);
@@ -700,7 +724,7 @@ static void zygote(int ctl) {
       kill(m.pid, SIGKILL);
       continue;
     }
-    if (m.kind != 'E' || fds[3] < 0 || (size_t)n < sizeof m + m.argvlen + m.envlen + m.cwdlen) {
+    if ((m.kind != 'E' && m.kind != 'Y') || fds[3] < 0 || (size_t)n < sizeof m + m.argvlen + m.envlen + m.cwdlen) {
       for (int i = 0; i < 4; i++)
         if (fds[i] >= 0) close(fds[i]);
       continue;
@@ -1428,19 +1452,14 @@ static void op_destroy(req_t *r) {
 /* Kills the command's process tree and nothing else of the sandbox. With the sandbox frozen no
  * process can fork or exit meanwhile; the tree is rebuilt from host pids (NSpid maps the pid the
  * init reported, PPid links descendants). */
-static void exec_kill_tree(exec_t *x) {
-  if (x->pid <= 0) {
-    x->kill_pending = 1;
-    return;
-  }
-  x->kill_pending = 0;
+static void kill_tree(sandbox_t *sb, pid_t root) {
   if (!have_cg) {
-    zmsg_t m = {.kind = 'T', .pid = x->pid};
-    send(x->sb->ctl, &m, sizeof m, MSG_NOSIGNAL);
+    zmsg_t m = {.kind = 'T', .pid = root};
+    send(sb->ctl, &m, sizeof m, MSG_NOSIGNAL);
     return;
   }
   char fz[PATH_MAX], p[PATH_MAX], b[64];
-  cg_path(fz, sizeof fz, "freezer", x->sb->cg, NULL);
+  cg_path(fz, sizeof fz, "freezer", sb->cg, NULL);
   snprintf(p, sizeof p, "%s/freezer.state", fz);
   write_file(p, "FROZEN");
   for (int i = 0; i < 4000; i++) {
@@ -1468,7 +1487,7 @@ static void exec_kill_tree(exec_t *x) {
       if (!strncmp(line, "PPid:", 5)) pp[i] = (pid_t)atoi(line + 5);
       if (!strncmp(line, "NSpid:", 6)) {
         char *last = strrchr(line, '\t');
-        if (last && atoi(last + 1) == x->pid) mark[i] = 1;
+        if (last && atoi(last + 1) == root) mark[i] = 1;
       }
     }
     fclose(sf);
@@ -1489,6 +1508,15 @@ static void exec_kill_tree(exec_t *x) {
     if (mark[i]) kill(hp[i], SIGKILL);
   snprintf(p, sizeof p, "%s/freezer.state", fz);
   write_file(p, "THAWED");
+}
+
+static void exec_kill_tree(exec_t *x) {
+  if (x->pid <= 0) {
+    x->kill_pending = 1;
+    return;
+  }
+  x->kill_pending = 0;
+  kill_tree(x->sb, x->pid);
 }
 
 /* args: id, argv(\0-sep), env(\0-sep), cwd, timeoutMs, maxOut, stdin, cpuSeconds, fsizeBytes, mem, pids */
@@ -1576,6 +1604,20 @@ static void on_ctl(sandbox_t *sb) {
       return;
     }
     if (n != (ssize_t)sizeof m) return;
+    for (int i = 0; i < MAX_PTYS; i++) {
+      pty_t *t = &ptys[i];
+      if (!t->used || t->sb != sb || t->token != m.token || t->exited) continue;
+      if (m.kind == 'P') {
+        t->pid = m.pid;
+        if (t->kill_pending) kill_tree(sb, t->pid);
+      } else if (m.kind == 'F') {
+        t->exited = 1;
+        t->status = 127 << 8;
+      } else if (m.kind == 'X') {
+        t->exited = 1;
+        t->status = m.status;
+      }
+    }
     for (int i = 0; i < MAX_EXECS; i++) {
       exec_t *x = &execs[i];
       if (!x->used || x->sb != sb || x->token != m.token) continue;
@@ -1659,6 +1701,195 @@ static void exec_finish(exec_t *x) {
   buf_free(&x->errmsg);
   free(x->stdin_data);
   x->used = 0;
+}
+
+/* ---------- pty ---------- */
+
+/* Copies bytes between the pty master and Node's socket, one bounded buffer each way: when Node
+ * stops reading, this stops reading the master, the pty fills and the shell's writes block. */
+static void pty_relay(int master, int sock) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGCHLD, SIG_DFL);
+  int lo = master < sock ? master : sock, hi = master < sock ? sock : master;
+  if (lo > 0) syscall(SYS_close_range, 0, lo - 1, 0);
+  if (hi > lo + 1) syscall(SYS_close_range, lo + 1, hi - 1, 0);
+  syscall(SYS_close_range, hi + 1, ~0U, 0);
+  fcntl(master, F_SETFL, O_NONBLOCK);
+  fcntl(sock, F_SETFL, O_NONBLOCK);
+  static char out[65536], in[16384];
+  size_t on = 0, oo = 0, in_n = 0, io = 0;
+  int master_eof = 0;
+  for (;;) {
+    struct pollfd p[2];
+    short me = (on == 0 && !master_eof ? POLLIN : 0) | (in_n > io ? POLLOUT : 0);
+    short se = (in_n == 0 ? POLLIN : 0) | (on > oo ? POLLOUT : 0);
+    p[0].fd = me ? master : -1, p[0].events = me, p[0].revents = 0;
+    p[1].fd = sock, p[1].events = se, p[1].revents = 0;
+    if (poll(p, 2, -1) < 0 && errno != EINTR) _exit(1);
+    if (p[1].revents & (POLLERR | POLLHUP)) _exit(0); /* Node closed its end */
+    if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) && on == 0 && !master_eof) {
+      ssize_t n = read(master, out, sizeof out);
+      if (n > 0) on = (size_t)n, oo = 0;
+      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) master_eof = 1; /* EIO: every slave is closed */
+    }
+    if (on > oo) {
+      ssize_t w = write(sock, out + oo, on - oo);
+      if (w > 0) oo += (size_t)w;
+      else if (w < 0 && errno != EAGAIN && errno != EINTR) _exit(0);
+      if (oo == on) on = oo = 0;
+    }
+    if (master_eof && on == 0) _exit(0);
+    if ((p[1].revents & POLLIN) && in_n == 0) {
+      ssize_t n = read(sock, in, sizeof in);
+      if (n > 0) in_n = (size_t)n, io = 0;
+      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) _exit(0);
+    }
+    if (in_n > io) {
+      ssize_t w = write(master, in + io, in_n - io);
+      if (w > 0) io += (size_t)w;
+      else if (w < 0 && errno != EAGAIN && errno != EINTR) io = in_n; /* the terminal is gone: drop input */
+      if (io == in_n) in_n = io = 0;
+    }
+  }
+}
+
+static pty_t *find_pty(const char *id) {
+  for (int i = 0; i < MAX_PTYS; i++)
+    if (ptys[i].used && !strcmp(ptys[i].id, id)) return &ptys[i];
+  return NULL;
+}
+
+/* args: ptyId, sandboxId, argv(\0-sep), env(\0-sep), cwd, socketPath, cols, rows, cpuSeconds, fsizeBytes, mem, pids.
+ * Answered when the shell exits: exitCode, signal, start error. */
+static void op_pty(req_t *r) {
+  if (r->nargs < 12) return reply_err(r->id, EINVAL, "pty: bad args");
+  sandbox_t *sb = find_sb(r->a[1]);
+  if (!sb || sb->init <= 0 || sb->ctl < 0) return reply_err(r->id, ESRCH, "sandbox is not running");
+  if (r->len[2] + r->len[3] + r->len[4] > ZMSG_MAX - 1) return reply_err(r->id, E2BIG, "command and environment too large");
+  if (find_pty(r->a[0])) return reply_err(r->id, EEXIST, "pty exists");
+  pty_t *t = NULL;
+  for (int i = 0; i < MAX_PTYS; i++)
+    if (!ptys[i].used) {
+      t = &ptys[i];
+      break;
+    }
+  if (!t) return reply_err(r->id, EAGAIN, "too many terminals");
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  if (r->len[5] >= sizeof sa.sun_path) return reply_err(r->id, ENAMETOOLONG, "socket path too long");
+  memcpy(sa.sun_path, r->a[5], r->len[5]);
+  /* The sandbox's own devpts instance: the shell's tty is a device of its /dev, not of the host's. */
+  if (setns(sb->mntns, CLONE_NEWNS) < 0) {
+    int e = errno;
+    enter_self_mntns();
+    return reply_err(r->id, e, "setns: %s", strerror(e));
+  }
+  int master = open("/dev0/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  int e = errno;
+  enter_self_mntns();
+  if (master < 0) return reply_err(r->id, e, "open ptmx: %s", strerror(e));
+  int unlock = 0;
+  struct winsize ws = {.ws_row = (unsigned short)atoi(r->a[7]), .ws_col = (unsigned short)atoi(r->a[6])};
+  ioctl(master, TIOCSPTLCK, &unlock);
+  ioctl(master, TIOCSWINSZ, &ws);
+  int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0) {
+    e = errno;
+    close(master);
+    return reply_err(r->id, e, "open pty slave: %s", strerror(e));
+  }
+  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int pe[2] = {-1, -1};
+  if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof sa) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+    e = errno;
+    close(master), close(slave);
+    if (sock >= 0) close(sock);
+    return reply_err(r->id, e, "connect terminal socket: %s", strerror(e));
+  }
+  uint32_t token = ++sb->exec_seq;
+  zmsg_t m = {.kind = 'Y', .token = token, .cpu = strtoull(r->a[8], NULL, 10), .fsize = strtoull(r->a[9], NULL, 10),
+              .mem = strtoull(r->a[10], NULL, 10), .pids = strtoull(r->a[11], NULL, 10), .argvlen = (uint32_t)r->len[2],
+              .envlen = (uint32_t)r->len[3], .cwdlen = (uint32_t)r->len[4]};
+  struct iovec iov[4] = {{&m, sizeof m}, {r->a[2], r->len[2]}, {r->a[3], r->len[3]}, {r->a[4], r->len[4]}};
+  int fds[4] = {slave, slave, slave, pe[1]};
+  char cbuf[CMSG_SPACE(sizeof fds)];
+  memset(cbuf, 0, sizeof cbuf);
+  struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 4, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof fds);
+  memcpy(CMSG_DATA(c), fds, sizeof fds);
+  ssize_t sent = sendmsg(sb->ctl, &mh, MSG_NOSIGNAL);
+  e = errno;
+  close(slave);
+  close(pe[1]);
+  if (sent < 0) {
+    close(master), close(sock), close(pe[0]);
+    return reply_err(r->id, e == EPIPE ? ESRCH : e, "send to sandbox init: %s", strerror(e));
+  }
+  pid_t relay = fork();
+  if (relay == 0) pty_relay(master, sock);
+  close(sock);
+  memset(t, 0, sizeof *t);
+  t->used = 1;
+  t->reqid = r->id;
+  t->token = token;
+  snprintf(t->id, sizeof t->id, "%s", r->a[0]);
+  t->sb = sb;
+  t->master = master;
+  t->errp = pe[0];
+  fcntl(t->errp, F_SETFL, O_NONBLOCK);
+  if (relay < 0) {
+    t->kill_pending = 1;
+    close(t->master);
+    t->master = -1;
+  }
+}
+
+static void pty_finish(pty_t *t) {
+  char msg[600] = "";
+  ssize_t n = t->errp >= 0 ? read(t->errp, msg, sizeof msg - 1) : 0;
+  if (n > 0) msg[n] = 0;
+  if (t->errp >= 0) close(t->errp);
+  if (t->master >= 0) close(t->master);
+  int code, sig = 0;
+  if (WIFEXITED(t->status)) code = WEXITSTATUS(t->status);
+  else {
+    sig = WTERMSIG(t->status);
+    code = 128 + sig;
+  }
+  resp_begin();
+  resp_num(code);
+  resp_num(sig);
+  resp_str(msg);
+  resp_send(t->reqid, 0);
+  t->used = 0;
+}
+
+/* args: ptyId, cols, rows */
+static void op_pty_resize(req_t *r) {
+  if (r->nargs < 3) return reply_err(r->id, EINVAL, "ptyResize: bad args");
+  pty_t *t = find_pty(r->a[0]);
+  if (!t || t->master < 0) return reply_err(r->id, ESRCH, "no such terminal");
+  struct winsize ws = {.ws_row = (unsigned short)atoi(r->a[2]), .ws_col = (unsigned short)atoi(r->a[1])};
+  if (ioctl(t->master, TIOCSWINSZ, &ws) < 0) return reply_err(r->id, errno, "resize: %s", strerror(errno));
+  reply_ok_empty(r->id);
+}
+
+/* args: ptyId. Kills the shell's process tree; its pty request is answered when the init reports the exit. */
+static void op_pty_kill(req_t *r) {
+  if (r->nargs < 1) return reply_err(r->id, EINVAL, "ptyKill: bad args");
+  pty_t *t = find_pty(r->a[0]);
+  if (t && !t->exited) {
+    if (t->master >= 0) close(t->master), t->master = -1;
+    if (t->pid > 0 && t->sb->used && t->sb->ctl >= 0) kill_tree(t->sb, t->pid);
+    else t->kill_pending = 1;
+  }
+  reply_ok_empty(r->id);
 }
 
 /* ---------- squash (runs in a forked child) ---------- */
@@ -1904,6 +2135,11 @@ static void on_child_exit(pid_t pid, int status) {
         execs[k].exited = 1;
         execs[k].status = SIGKILL;
       }
+    for (int k = 0; k < MAX_PTYS; k++)
+      if (ptys[k].used && ptys[k].sb == sb && !ptys[k].exited) {
+        ptys[k].exited = 1;
+        ptys[k].status = SIGKILL;
+      }
   }
 }
 
@@ -2014,6 +2250,9 @@ static void dispatch(req_t *r) {
     case OP_SQUASH: return op_squash(r);
     case OP_CGCLEANUP: return op_cgcleanup(r);
     case OP_MKDIRP: return op_mkdirp(r);
+    case OP_PTY: return op_pty(r);
+    case OP_PTY_RESIZE: return op_pty_resize(r);
+    case OP_PTY_KILL: return op_pty_kill(r);
     default: return reply_err(r->id, ENOSYS, "unknown op %u", r->op);
   }
 }
@@ -2178,6 +2417,8 @@ int main(int argc, char **argv) {
       if (!x->exited) check_disk(x, now);
       if (x->exited) exec_finish(x);
     }
+    for (int i = 0; i < MAX_PTYS; i++)
+      if (ptys[i].used && ptys[i].exited) pty_finish(&ptys[i]);
     if (pfd[0].revents) {
       char tmp[65536];
       for (;;) {

@@ -1,0 +1,19 @@
+/** What tests and the benchmark reach through `window.sproutTerminals` (the screen's text, a dropped connection). */
+export interface TerminalDebugHandle {
+  drop(): void;
+  text(): string;
+}
+
+declare global {
+  interface Window {
+    sproutTerminals?: Map<string, TerminalDebugHandle>;
+  }
+}
+
+export function registerDebugHandle(sessionId: string, handle: TerminalDebugHandle): () => void {
+  window.sproutTerminals ??= new Map();
+  window.sproutTerminals.set(sessionId, handle);
+  return () => {
+    window.sproutTerminals?.delete(sessionId);
+  };
+}

@@ -1,0 +1,180 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import "@xterm/xterm/css/xterm.css";
+import type { ServerMessage } from "@/server/terminal/terminal-protocol";
+import { TerminalConnection, type ConnectionState } from "./terminal-connection";
+import { registerDebugHandle } from "./terminal-debug";
+import { terminalTheme } from "./terminal-theme";
+
+const WRITE_SLICE_BYTES = 16 * 1024;
+
+export interface TerminalViewProps {
+  sessionId: string;
+  active: boolean;
+  /** The server forgot this terminal or it ended: the tab may be closed. */
+  onClose: () => void;
+}
+
+/** One terminal: its title, actions, status line and the xterm.js screen. */
+export function TerminalView({ sessionId, active, onClose }: TerminalViewProps) {
+  const screenRef = useRef<HTMLDivElement>(null);
+  const connectionRef = useRef<TerminalConnection | null>(null);
+  const fitRef = useRef<(() => void) | null>(null);
+  const [state, setState] = useState<ConnectionState>({ kind: "connecting" });
+  const [notice, setNotice] = useState<{ tone: "info" | "error"; text: string } | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [saves, setSaves] = useState<number[]>([]);
+
+  useEffect(() => {
+    const el = screenRef.current;
+    if (!el) return;
+    const term = new Terminal({
+      fontFamily: 'ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, monospace',
+      fontSize: 13,
+      cursorBlink: true,
+      scrollback: 5000,
+      theme: terminalTheme(),
+    });
+    const fit = new FitAddon();
+    term.loadAddon(fit);
+    term.open(el);
+    const onMessage = (m: ServerMessage) => {
+      if (m.type === "ready") setSaves(m.terminal.saves.map((x) => x.index));
+      if (m.type === "saving") setSaving(true);
+      if (m.type === "saved") {
+        setSaving(false);
+        setSaves((list) => [...list, m.index]);
+        setNotice({ tone: "info", text: `Saved as turn ${m.index} of a human branch. An agent branch can start from it in the task tree.` });
+      }
+      if (m.type === "error") {
+        setSaving(false);
+        setNotice({ tone: "error", text: m.message });
+      }
+    };
+    const connection = new TerminalConnection(sessionId, {
+      output: (bytes, done) => {
+        // xterm.js yields to the page between writes, not within one: small slices keep each task short.
+        for (let i = 0; i < bytes.length; i += WRITE_SLICE_BYTES) {
+          const end = Math.min(bytes.length, i + WRITE_SLICE_BYTES);
+          term.write(bytes.subarray(i, end), end === bytes.length ? done : undefined);
+        }
+      },
+      reset: () => {
+        term.reset();
+        doFit();
+      },
+      state: setState,
+      message: onMessage,
+    });
+    connectionRef.current = connection;
+    const doFit = () => {
+      if (el.offsetParent === null) return;
+      fit.fit();
+      connection.send({ type: "resize", cols: term.cols, rows: term.rows });
+    };
+    fitRef.current = doFit;
+    const input = term.onData((data) => connection.send({ type: "input", data }));
+    const observer = new ResizeObserver(() => doFit());
+    observer.observe(el);
+    const unregister = registerDebugHandle(sessionId, {
+      drop: () => connection.drop(),
+      text: () => {
+        const buf = term.buffer.active;
+        const lines: string[] = [];
+        for (let i = 0; i < buf.length; i++) lines.push(buf.getLine(i)?.translateToString(true) ?? "");
+        return lines.join("\n");
+      },
+    });
+    connection.connect();
+    return () => {
+      unregister();
+      observer.disconnect();
+      input.dispose();
+      connection.dispose();
+      term.dispose();
+      connectionRef.current = null;
+    };
+  }, [sessionId]);
+
+  useEffect(() => {
+    if (active) fitRef.current?.();
+  }, [active]);
+
+  const terminal = state.kind === "open" ? state.terminal : null;
+  const title = terminal ? `${terminal.taskName} · checkpoint of turn ${terminal.turnIndex}` : "Terminal";
+
+  return (
+    <section className={active ? "flex min-h-0 flex-1 flex-col" : "hidden"} data-terminal={sessionId} aria-label={title}>
+      <div className="flex items-center gap-3 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        <h2 className="truncate font-medium" data-testid="terminal-title">
+          {title}
+        </h2>
+        <StatusDot state={state} />
+        <div className="ml-auto flex gap-2">
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
+            disabled={state.kind !== "open" || saving}
+            onClick={() => {
+              setNotice(null);
+              connectionRef.current?.send({ type: "save" });
+            }}
+            title="Checkpoint this sandbox's files and record them as a human turn. Running programs are stopped."
+          >
+            {saving ? "Saving…" : "Save as checkpoint"}
+          </button>
+          <button
+            type="button"
+            className="rounded border border-zinc-300 px-2.5 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+            onClick={() => {
+              connectionRef.current?.send({ type: "close" });
+              onClose();
+            }}
+            title="End the shell and discard unsaved changes"
+          >
+            Close
+          </button>
+        </div>
+      </div>
+      {state.kind === "reconnecting" && <Banner tone="warn">Disconnected from the server. Reconnecting (attempt {state.attempt})… The shell keeps running for 30 s.</Banner>}
+      {state.kind === "ended" && <Banner tone="error">{state.reason} Open a new terminal from a turn in the task tree to continue.</Banner>}
+      {notice && <Banner tone={notice.tone === "error" ? "error" : "info"}>{notice.text}</Banner>}
+      {terminal && saves.length > 0 && (
+        <p className="px-3 py-1 text-xs text-zinc-500">
+          Saved turns: {saves.join(", ")} ·{" "}
+          <a className="underline" href={`/tasks/${encodeURIComponent(terminal.taskId)}`}>
+            open the task tree
+          </a>
+        </p>
+      )}
+      <div ref={screenRef} className="min-h-0 flex-1 bg-[#1e1e1e] p-1 dark:bg-[#1e1e1e]" data-testid="terminal-screen" />
+    </section>
+  );
+}
+
+function StatusDot({ state }: { state: ConnectionState }) {
+  const label = { connecting: "connecting", open: "connected", reconnecting: "reconnecting", ended: "ended" }[state.kind];
+  const color = { connecting: "bg-zinc-400", open: "bg-[var(--color-resolved)]", reconnecting: "bg-[var(--color-interrupted)]", ended: "bg-[var(--color-failed)]" }[state.kind];
+  return (
+    <span className="flex items-center gap-1.5 text-xs text-zinc-500" data-testid="terminal-status" data-state={state.kind}>
+      <span className={`inline-block h-2 w-2 rounded-full ${color}`} aria-hidden />
+      {label}
+    </span>
+  );
+}
+
+function Banner({ tone, children }: { tone: "info" | "warn" | "error"; children: React.ReactNode }) {
+  const cls = {
+    info: "border-blue-200 bg-blue-50 text-blue-900 dark:border-blue-900 dark:bg-blue-950 dark:text-blue-100",
+    warn: "border-amber-200 bg-amber-50 text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-100",
+    error: "border-red-200 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100",
+  }[tone];
+  return (
+    <div role={tone === "error" ? "alert" : "status"} className={`border-b px-3 py-1.5 text-sm ${cls}`}>
+      {children}
+    </div>
+  );
+}
