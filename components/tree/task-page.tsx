@@ -6,6 +6,7 @@ import { useTask } from "@/components/queries/use-task";
 import { useTaskTree } from "@/components/queries/use-task-tree";
 import { InspectorPanel } from "@/components/inspector/inspector-panel";
 import { SeedBadge } from "@/components/ui/status-badge";
+import { TaskActions } from "./task-actions";
 import { TaskTreeView } from "./task-tree-view";
 
 /** The task's tree with the inspector beside it; the inspected turn lives in the address (?turn=) so it can be shared. */
@@ -47,6 +48,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
           </h1>
           <span className="font-mono text-xs text-zinc-500">{task.data?.name}</span>
           {task.data?.source === "seed" && <SeedBadge />}
+          <TaskActions taskId={taskId} hasTurns={(tree.data?.turns.id.length ?? 0) > 0} />
         </div>
         {task.data && (
           <details className="mt-1 text-zinc-600 dark:text-zinc-400">

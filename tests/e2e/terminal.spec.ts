@@ -16,7 +16,7 @@ const SCREENS = "test-results/screens";
 const ORIGINAL_DIR = "server/tasks/builtin/markdown-to-html/environment/workspace/md2html";
 
 interface Tree {
-  rollouts: { id: string; kind: string; branchedFromTurnId: string | null }[];
+  rollouts: { id: string; kind: string; branchedFromTurnId: string | null; experimentId: string | null }[];
   turns: { id: string[]; rollout: number[]; index: number[]; author: string[]; hasCheckpoint: boolean[] };
 }
 
@@ -40,7 +40,8 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     .poll(async () => ((await (await api.get(`/api/experiments/${id}`)).json()) as { status: string }).status, { timeout: 150_000 })
     .toMatch(/completed|failed/);
   const t = await tree(api);
-  const root = t.rollouts.findIndex((r) => r.kind === "root");
+  // Other tests may have run rollouts of this task too: take this experiment's root.
+  const root = t.rollouts.findIndex((r) => r.kind === "root" && r.experimentId === id);
   const turns = t.turns.id.map((tid, i) => ({ id: tid, index: t.turns.index[i]!, rollout: t.turns.rollout[i]!, ckpt: t.turns.hasCheckpoint[i]! })).filter((x) => x.rollout === root && x.ckpt);
   turns.sort((a, b) => a.index - b.index);
   expect(turns.length).toBeGreaterThan(3);

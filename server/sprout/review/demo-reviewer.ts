@@ -80,6 +80,15 @@ export function createDemoReviewer(): Reviewer {
           candidates.push({ attempt: a.label, turn: t, boundary, score, why });
         });
       }
+      // Nothing changed state (an attempt that only looked around): resume before its latest turns.
+      if (candidates.length === 0) {
+        for (const a of input.attempts) {
+          a.turns.forEach((t, i) => {
+            const boundary = a.turns[i - 1];
+            if (boundary?.resumable) candidates.push({ attempt: a.label, turn: t, boundary, score: i / a.turns.length, why: "it is where the attempt stopped making progress" });
+          });
+        }
+      }
       candidates.sort((x, y) => y.score - x.score);
       const chosen: Candidate[] = [];
       for (const c of candidates) {
