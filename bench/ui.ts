@@ -14,27 +14,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
+import { arg, median, pct, round } from "./bench-util";
 import { seedUiBench } from "./ui-seed";
 
 const root = path.resolve(import.meta.dirname, "..");
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) ? v : dflt;
-};
 const PORT = arg("port", 3127);
 const RUNS = arg("runs", 3);
 const BASE = `http://127.0.0.1:${PORT}`;
 const log = (s: string) => console.log(s);
-const round = (x: number) => Math.round(x * 10) / 10;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-};
 
 async function waitForHealth(server: ChildProcess): Promise<void> {
   const deadline = Date.now() + 120_000;
