@@ -2,7 +2,8 @@
 // plus a rounds × branches sweep (Fig. 4), in a fresh database with the local driver.
 // Target: SPROUT reaches at least pass@4's resolve rate with ≤ 60% of its executed steps.
 // The demo policy is a scripted stand-in: this measures the machinery, not a model.
-// Last line: one JSON object. BENCH_SEEDS=1,2,3 chooses the seeds.
+// Last line: one JSON object. BENCH_SEEDS=1,2,3,4,5 chooses the seeds; the ablations run on the first
+// BENCH_ABLATION_SEEDS (default 3) of them, the sweep on the first. Writes docs/sprout-report.md.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,9 +15,11 @@ import { createLocalDriver } from "../server/sandbox/local/local-driver";
 import { compareMethods, type MethodResult, type MethodRun } from "../server/sprout/compare-methods";
 import { syncBuiltinSuite } from "../server/tasks/sync-builtin-suite";
 
-const seeds = (process.env.BENCH_SEEDS ?? "1,2,3").split(",").map(Number);
+const seeds = (process.env.BENCH_SEEDS ?? "1,2,3,4,5").split(",").map(Number);
+const ablationSeeds = Number(process.env.BENCH_ABLATION_SEEDS ?? 3);
 const K = 4;
-const sprout = { k: 1, rounds: 2, branches: 3 };
+// One root, then up to two review rounds of two branches each on the tasks whose attempts all failed.
+const sprout = { k: 1, rounds: 2, branches: 2 };
 const main: MethodRun[] = [
   { label: "pass1", method: "pass1", config: { k: 1 } },
   { label: "passk", method: "passk", config: { k: K } },
@@ -46,8 +49,9 @@ const policyConfig = { kind: "demo" as const, mistakeRate };
 const policy = createDemoPolicy({ plans, mistakeRate });
 
 const perSeed: Record<string, MethodResult>[] = [];
+let firstSeed: Record<string, MethodResult> = {};
 for (const [i, seed] of seeds.entries()) {
-  const runs = i === 0 ? [...main, ...sweep, ...ablations] : main;
+  const runs = [...main, ...(i === 0 ? sweep : []), ...(i < ablationSeeds ? ablations : [])];
   const results = await compareMethods(runs, {
     taskIds: tasks.map((t) => t.id),
     policy,
@@ -61,19 +65,42 @@ for (const [i, seed] of seeds.entries()) {
   for (const [label, r] of Object.entries(results)) {
     process.stderr.write(`seed ${seed} ${label.padEnd(22)} resolve ${(r.resolve_rate * 100).toFixed(1).padStart(5)}%  recovery ${(r.recovery_rate * 100).toFixed(1).padStart(5)}%  steps ${String(r.steps).padStart(4)}  tokens ${String(r.tokens).padStart(8)}  branches ${r.branches}\n`);
   }
-  if (i === 0) {
-    const reportPath = path.join(import.meta.dirname, "..", "docs", "sprout-report.md");
-    fs.writeFileSync(reportPath, markdownReport(results, [...main, ...ablations].map((r) => r.label), sweep.map((r) => r.label), { policy: "demo", tasks: tasks.length, k: K }));
-    process.stderr.write(`wrote ${path.relative(process.cwd(), reportPath)}\n`);
-  }
+  if (i === 0) firstSeed = results;
 }
 await driver.close();
 await client.$disconnect();
 fs.rmSync(dir, { recursive: true, force: true });
 
-const sum = (label: string, key: "steps" | "tokens" | "resolved_tasks" | "tasks" | "branches") => perSeed.reduce((n, r) => n + r[label]![key], 0);
+const sum = (label: string, key: "steps" | "tokens" | "resolved_tasks" | "tasks" | "branches") => perSeed.reduce((n, r) => n + (r[label]?.[key] ?? 0), 0);
 const rate = (label: string) => sum(label, "resolved_tasks") / sum(label, "tasks");
 const stepRatio = sum("sprout", "steps") / sum("passk", "steps");
+
+// The report: every seed, then the first seed's full table (with the sweep) in the compare command's format.
+const pct = (x: number) => (x * 100).toFixed(1);
+const seedsWith = (label: string) => perSeed.filter((r) => r[label]).length;
+const across = [
+  `## Across seeds`,
+  ``,
+  `Seeds ${seeds.join(", ")}; the ablations on the first ${Math.min(ablationSeeds, seeds.length)}. SPROUT: ${sprout.k} root, ${sprout.rounds} review rounds × ${sprout.branches} branches. Resolve rate per seed, then over all seeds; steps and tokens summed over the seeds each method ran on.`,
+  ``,
+  `| method | ${seeds.map((s) => `seed ${s}`).join(" | ")} | resolve rate (%) | steps | steps / pass@${K} steps | tokens |`,
+  `|---|${seeds.map(() => "---:|").join("")}---:|---:|---:|---:|`,
+  ...[...main, ...ablations].map(({ label }) => {
+    const cells = perSeed.map((r) => (r[label] ? pct(r[label].resolve_rate) : "–"));
+    const passkSteps = perSeed.filter((r) => r[label]).reduce((n, r) => n + r.passk!.steps, 0);
+    return `| ${label} | ${cells.join(" | ")} | ${pct(rate(label))} | ${sum(label, "steps")} | ${seedsWith(label) ? pct(sum(label, "steps") / passkSteps) : "–"}% | ${sum(label, "tokens")} |`;
+  }),
+  ``,
+  `Target: SPROUT at least pass@${K}'s resolve rate with ≤ 60% of its executed steps — ${rate("sprout") >= rate("passk") && stepRatio <= 0.6 ? "met" : "**not met**"} (${pct(rate("sprout"))}% vs ${pct(rate("passk"))}%, ${pct(stepRatio)}% of the steps).`,
+  ``,
+  `## Seed ${seeds[0]}`,
+].join("\n");
+const reportPath = path.join(import.meta.dirname, "..", "docs", "sprout-report.md");
+const single = markdownReport(firstSeed, [...main, ...ablations].map((r) => r.label), sweep.map((r) => r.label), { policy: "demo", tasks: tasks.length, k: K });
+// The compare command's report starts with its title and the policy note; the seeds go right after them.
+const [title, , note, ...rest] = single.split("\n");
+fs.writeFileSync(reportPath, [title, "", note, "", across, ...rest].join("\n"));
+process.stderr.write(`wrote ${path.relative(process.cwd(), reportPath)}\n`);
 console.log(
   JSON.stringify({
     seeds,

@@ -30,7 +30,7 @@ export async function compareCommand(args: CliArgs): Promise<number> {
   const sproutBase: Partial<MethodConfig> = {
     k: int("sprout-roots", 1),
     rounds: int("rounds", 2),
-    branches: int("branches", 3),
+    branches: int("branches", 2),
     guidance: z.enum(["tool-call", "text", "none"]).parse(v.guidance ?? "tool-call"),
     reviewInput: z.enum(["feedback", "reward-only"]).parse(v["review-input"] ?? "feedback"),
     strategy: z.enum(["review", "verifier-score", "random", "entropy"]).parse(v.strategy ?? "review"),

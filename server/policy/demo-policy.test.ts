@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SproutTaskFile } from "../tasks/builtin/schema";
 import { TOOL_DEFINITIONS } from "../rollout/tools";
-import { alignPosition, createDemoPolicy, HINT_PREFIX } from "./demo-policy";
+import { alignPosition, createDemoPolicy, guidanceAgainst, HINT_PREFIX } from "./demo-policy";
 import type { ChatMessage, PolicyTurn } from "./types";
 
 const plan: SproutTaskFile = {
@@ -12,8 +12,8 @@ const plan: SproutTaskFile = {
     { tool: "submit" },
   ],
   mistakes: [
-    { id: "wrong-value", atStep: 1, description: "sets 3", actions: [{ tool: "edit", path: "/workspace/a.py", old_str: "x = 1", new_str: "x = 3" }], symptom: "x is 3" },
-    { id: "two-step", atStep: 2, description: "deletes then runs", actions: [{ tool: "bash", command: "rm a.py" }, { tool: "bash", command: "ls" }], symptom: "a.py missing" },
+    { id: "wrong-value", atStep: 1, description: "sets 3", actions: [{ tool: "edit", path: "/workspace/a.py", old_str: "x = 1", new_str: "x = 3" }], symptom: "x is 3", failingTests: ["test_x_is_two"] },
+    { id: "two-step", atStep: 2, description: "deletes then runs", actions: [{ tool: "bash", command: "rm b.py" }, { tool: "bash", command: "ls" }], symptom: "b.py missing" },
   ],
 };
 
@@ -50,7 +50,7 @@ describe("the demo policy", () => {
     expect(turns.map((t) => t.toolCall?.arguments)).toEqual([
       '{"path":"/workspace/a.py"}',
       '{"path":"/workspace/a.py","old_str":"x = 1","new_str":"x = 3"}',
-      '{"command":"rm a.py"}',
+      '{"command":"rm b.py"}',
       '{"command":"ls"}',
       "{}",
     ]);
@@ -65,9 +65,37 @@ describe("the demo policy", () => {
     const prefix = asMessages(root.slice(0, 1));
     expect(alignPosition(plan, prefix).step).toBe(1);
     expect(alignPosition(plan, asMessages(root.slice(0, 3)))).toMatchObject({ step: 2, mistake: { next: 1 } });
-    // With a reviewer's hint the next step is the reference one, not the mistake.
-    const hinted = await trajectory(1, 1, [...prefix, { role: "user", content: `${HINT_PREFIX} set x to 2, not 3` }]);
+    // With guidance that names the file and the failing test, the step is the reference one, not the mistake.
+    const hinted = await trajectory(1, 1, [...prefix, { role: "user", content: `${HINT_PREFIX} test_x_is_two fails (3 != 2): re-check a.py` }]);
     expect(hinted[0]!.toolCall?.arguments).toBe('{"path":"/workspace/a.py","old_str":"x = 1","new_str":"x = 2"}');
+    // Guidance that does not say what failed where changes nothing: the mistake is sampled as in a root.
+    const vague = await trajectory(1, 1, [...prefix, { role: "user", content: `${HINT_PREFIX} be careful this time` }]);
+    expect(vague[0]!.toolCall?.arguments).toBe('{"path":"/workspace/a.py","old_str":"x = 1","new_str":"x = 3"}');
+  });
+
+  it("keeps following guidance for the rest of the branch, and only for the mistakes it addresses", async () => {
+    // A reviewer's tool-call starting turn resumed at the very start: the mistake two steps later is still avoided…
+    const start: ChatMessage[] = [
+      { role: "assistant", content: `${HINT_PREFIX} test_x_is_two failed: check /workspace/a.py`, tool_calls: [{ id: "h", type: "function", function: { name: "view", arguments: '{"path":"/workspace/a.py"}' } }] },
+      { role: "tool", tool_call_id: "h", content: "x = 1" },
+    ];
+    const turns = await trajectory(1, 1, start);
+    expect(turns.map((t) => t.toolCall?.arguments)).toEqual([
+      '{"path":"/workspace/a.py"}',
+      '{"path":"/workspace/a.py","old_str":"x = 1","new_str":"x = 2"}',
+      // …while the one it does not mention is made as before.
+      '{"command":"rm b.py"}',
+      '{"command":"ls"}',
+      "{}",
+    ]);
+  });
+
+  it("weighs guidance by what it names: file and failing test, file only, or neither", () => {
+    const m = plan.mistakes[0]!;
+    expect(guidanceAgainst(m, "test_x_is_two fails; re-check a.py")).toBe(1);
+    expect(guidanceAgainst(m, "redo your edit of /workspace/a.py")).toBe(0.5);
+    expect(guidanceAgainst(m, "test_x_is_two fails")).toBe(0);
+    expect(guidanceAgainst(m, "")).toBe(0);
   });
 
   it("refuses tasks it has no plan for", async () => {

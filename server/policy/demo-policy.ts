@@ -10,8 +10,15 @@ import { PolicyError, type ChatMessage, type Policy, type PolicyRequest, type Po
  * `mistakeRate` (seeded per rollout and step) and then carries on from the state
  * it made — so some roots fail late, in recoverable ways. It reads its position
  * from the context (its own past tool calls), never from hidden state, so a branch
- * resumed from any turn continues correctly. A starting-turn hint from a reviewer
- * or a person makes it take the next reference step without a mistake.
+ * resumed from any turn continues correctly.
+ *
+ * Guidance works the way it would on a model that reads it: a starting turn
+ * (a reviewer's or a person's, kept in the context for the rest of the branch)
+ * that names a file a mistake touches and a test that mistake makes fail
+ * — what a hint derived from verifier feedback says — stops the policy from
+ * repeating that mistake; one that names only the file halves its chance; any
+ * other mistake is sampled afresh, as a root would. So a rollback without a
+ * hint, or with a hint written without feedback, helps less.
  * It is a demo of the machinery, not a model: its results say nothing about models.
  */
 
@@ -109,14 +116,73 @@ function chance(seed: number, step: number, salt: string): number {
   return (h >>> 0) / 4294967296;
 }
 
-/** The last turn was a starting turn (text guidance, or a reviewer's tool call): follow it. */
-function hinted(messages: readonly ChatMessage[]): boolean {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "assistant") return m.content.startsWith(HINT_PREFIX);
-    if (m.role === "user" && m.content.startsWith(HINT_PREFIX)) return true;
+/** Every starting turn in the context (text guidance, or the message of a reviewer's tool call), with its call's arguments. */
+export function guidanceIn(messages: readonly ChatMessage[]): string {
+  const parts: string[] = [];
+  for (const m of messages) {
+    if ((m.role === "user" || m.role === "assistant") && m.content.startsWith(HINT_PREFIX)) {
+      parts.push(m.content);
+      if (m.role === "assistant") for (const c of m.tool_calls ?? []) parts.push(c.function.arguments);
+    }
   }
-  return false;
+  return parts.join("\n");
+}
+
+const FILE_TOKEN = /(?:\/?[\w.*-]+\/)*[\w*-]+(?:\.[\w-]+)*\.(?:py|sh|json|ini|toml|cfg|conf|md|txt|csv|ya?ml|in|bak|html)\b(?:\.bak)?/g;
+
+/** Files a shell command changes (removes, moves, copies over, edits in place, writes), as written in it. */
+function changedBy(command: string): string[] {
+  const files: string[] = [];
+  for (const segment of command.split(/&&|\|\||[;|\n()]/)) {
+    const words = segment.trim().split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ""));
+    const operands = words.slice(1).filter((w) => !w.startsWith("-") && !/^\d?>/.test(w));
+    if (["rm", "mv", "touch", "truncate", "unlink", "tee"].includes(words[0] ?? "")) files.push(...operands);
+    if (words[0] === "cp" && operands.length >= 2) files.push(operands.at(-1)!);
+    if (words[0] === "sed" && words.some((w) => /^-\w*i/.test(w))) files.push(operands.at(-1) ?? "");
+    for (const m of segment.matchAll(/>>?\s*([^\s&|;]+)/g)) files.push(m[1]!);
+  }
+  for (const m of command.matchAll(/open\(\s*['"]([^'"]+)['"]\s*,\s*['"][wa]/g)) files.push(m[1]!);
+  return files;
+}
+
+/** The files a mistake's actions change, relative to the workspace (globs such as `*.py` kept). */
+export function footprint(m: Mistake): string[] {
+  const files = new Set<string>();
+  const add = (p: string) => {
+    const rel = p.replace(/^\/workspace\//, "").replace(/^\.\//, "");
+    if (rel && !rel.startsWith("/") && !rel.startsWith("&") && !rel.startsWith("$")) files.add(rel);
+  };
+  for (const a of m.actions) {
+    if (a.tool === "edit" || a.tool === "create") add(a.path);
+    if (a.tool === "bash") changedBy(a.command).forEach(add);
+  }
+  return [...files];
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The guidance names one of the files the mistake touches (by path, base name, or a file its glob matches). */
+function namesFile(m: Mistake, guidance: string): boolean {
+  const named = [...guidance.matchAll(FILE_TOKEN)].map((t) => t[0].replace(/^\/workspace\//, ""));
+  return footprint(m).some((f) => {
+    if (f.includes("*")) {
+      const re = new RegExp(`^${f.split("*").map(escape).join("[^/]*")}$`);
+      return named.some((n) => re.test(n) || re.test(n.split("/").pop()!));
+    }
+    return named.some((n) => n === f || f.endsWith(`/${n}`) || n.endsWith(`/${f}`));
+  });
+}
+
+/** The guidance names a test the mistake makes fail (its listed failing tests, or those its symptom names). */
+function namesFailure(m: Mistake, guidance: string): boolean {
+  const tests = m.failingTests ?? [...m.symptom.matchAll(/\btest_\w+/g)].map((t) => t[0]);
+  return tests.some((t) => new RegExp(`\\b${escape(t)}\\b`).test(guidance));
+}
+
+/** How strongly the guidance in the context steers away from a mistake: 0 not at all, 1 completely. */
+export function guidanceAgainst(m: Mistake, guidance: string): number {
+  if (!guidance || !namesFile(m, guidance)) return 0;
+  return namesFailure(m, guidance) ? 1 : 0.5;
 }
 
 export function createDemoPolicy(options: DemoPolicyOptions): Policy {
@@ -136,8 +202,9 @@ export function createDemoPolicy(options: DemoPolicyOptions): Policy {
         call = { tool: "submit" };
         fallback = "The work is done; submitting.";
       } else {
-        const candidates = hinted(request.messages) ? [] : plan.mistakes.filter((m) => m.atStep === pos.step && !pos.made.has(m.id));
-        const taken = candidates.find((m) => chance(request.seed, pos.step, m.id) < rate);
+        const guidance = guidanceIn(request.messages);
+        const candidates = plan.mistakes.filter((m) => m.atStep === pos.step && !pos.made.has(m.id));
+        const taken = candidates.find((m) => chance(request.seed, pos.step, m.id) < rate * (1 - guidanceAgainst(m, guidance)));
         call = taken ? taken.actions[0]! : plan.reference[pos.step]!;
         fallback = "Next step.";
       }

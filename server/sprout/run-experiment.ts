@@ -20,7 +20,7 @@ export const methodConfig = z.object({
   maxSteps: z.number().int().min(1).default(60),
   /** SPROUT: review rounds per task whose roots all failed, and branches per round */
   rounds: z.number().int().min(0).max(16).default(2),
-  branches: z.number().int().min(1).max(32).default(3),
+  branches: z.number().int().min(1).max(32).default(2),
   strategy: strategyName.default("review"),
   /** Table 5's ablations: continuation guidance, and what the reviewer reads */
   guidance: z.enum(["tool-call", "text", "none"]).default("tool-call"),

@@ -30,7 +30,8 @@ export async function startNewExperiment(input: unknown): Promise<{ id: Experime
       name: "Demo: SPROUT on the built-in suite (demo policy)",
       method: "sprout",
       taskIds: tasks.map((t) => t.id as TaskId),
-      config: { k: 2, rounds: 2, branches: 2, seed: Math.floor(Math.random() * 1000) },
+      // The bench's SPROUT setting (bench/sprout.ts); a higher mistake rate than the bench's so most roots fail and branch.
+      config: { k: 1, rounds: 2, branches: 2, seed: Math.floor(Math.random() * 1000) },
       policy: { kind: "demo", mistakeRate: 0.3 },
     });
   } else {
