@@ -76,8 +76,16 @@ function hintMessage(hint: StartingHint): ChatMessage | null {
  * the agent submits or a limit is reached; then verify the final checkpoint.
  * A root starts from the task's prepared start; a branch restores its boundary
  * turn's checkpoint and the context up to it; a rollout that already has turns
- * (interrupted by a restart) continues from its last one. Every turn is committed
- * as it happens, so a crash loses at most the turn in flight.
+ * (interrupted by a restart) continues from its last one.
+ *
+ * Turn N's checkpoint and commit run while turn N+1's model call does: the loop
+ * waits for the checkpoint (state frozen, sandbox remounted) before turn N+1's
+ * command runs, and for turn N's commit before turn N+1's checkpoint starts, so
+ * at most one finished turn is uncommitted. A checkpoint is always committed
+ * together with its own turn's context, after its layer is stored; a crash loses
+ * at most the turn in flight and the one whose commit was pending (its layer is
+ * then unreferenced, and collection removes it). Waiting for either is engine
+ * overhead of the turn that waits; the rollout's end waits for both.
  */
 export async function runRollout(id: RolloutId, options: RunRolloutOptions): Promise<RolloutSummary> {
   const limits = { ...DEFAULT_ROLLOUT_LIMITS, ...options.limits };
@@ -92,6 +100,15 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
   let sandbox: Sandbox | null = null;
   let steps = rollout.steps;
   let tokens = rollout.promptTokens + rollout.completionTokens;
+
+  // The previous turn's checkpoint and commit, still running while this turn starts.
+  let inFlight: { checkpointed: Promise<unknown>; committed: Promise<unknown> } | null = null;
+  /** Waits for the previous turn to be checkpointed and committed; throws if either failed. */
+  const drain = async (): Promise<void> => {
+    const pending = inFlight;
+    inFlight = null;
+    if (pending) await pending.committed;
+  };
 
   const finish = async (outcome: RolloutOutcome): Promise<RolloutSummary> => {
     await finishRollout(id, outcome);
@@ -149,7 +166,10 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
 
     let stopReason = "max-steps";
     while (true) {
-      if (signal?.aborted) return await finish({ status: "cancelled", stopReason: "cancelled" });
+      if (signal?.aborted) {
+        await drain();
+        return await finish({ status: "cancelled", stopReason: "cancelled" });
+      }
       if (steps >= limits.maxSteps) {
         stopReason = "max-steps";
         break;
@@ -174,6 +194,7 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
         try {
           proposal = await policy.next({ messages, tools: TOOL_DEFINITIONS, taskName: task.name, seed: rollout.seed, signal });
         } catch (error) {
+          await drain();
           if (signal?.aborted) return await finish({ status: "cancelled", stopReason: "cancelled" });
           const reason = error instanceof PolicyError ? error.message : `the policy failed: ${error instanceof Error ? error.message : String(error)}`;
           return await finish({ status: "error", stopReason: "policy-error", error: reason });
@@ -198,6 +219,8 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
         const parsed = parseToolCall(proposal.toolCall);
         tool = proposal.toolCall.name;
         if (parsed.ok) {
+          // The command runs on the state the previous turn's checkpoint froze.
+          await inFlight?.checkpointed;
           observation = await executeTool(sandbox, parsed.call, toolLimits);
           summary = summarizeToolCall(parsed.call);
         } else {
@@ -207,43 +230,57 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
         turnMessages.push({ role: "tool", tool_call_id: proposal.toolCall.id, content: observation.text });
       }
 
-      const checkpoint = await sandbox.checkpoint();
-      const saved = await appendTurn({
-        rolloutId: id,
-        taskId: task.id,
-        index,
-        parentId,
-        author,
-        tool,
-        summary,
-        exitCode: observation.exitCode,
-        isError: observation.isError,
-        promptTokens: proposal.promptTokens,
-        completionTokens: proposal.completionTokens,
-        modelMs,
-        execMs: observation.execMs,
-        backend: driver.name,
-        checkpoint,
-        parentCheckpointId,
-        assistantMessage: proposal.message,
-        toolCall: proposal.toolCall,
-        observation: observation.text,
-        messages: turnMessages,
-        logprobs: proposal.logprobs,
+      // One uncommitted finished turn at most; lineage rows are written in turn order.
+      await drain();
+      const turnIndex = index;
+      const live = sandbox;
+      const checkpointed = live.checkpoint();
+      const committed = checkpointed.then(async (checkpoint) => {
+        const saved = await appendTurn({
+          rolloutId: id,
+          taskId: task.id,
+          index: turnIndex,
+          parentId,
+          author,
+          tool,
+          summary,
+          exitCode: observation.exitCode,
+          isError: observation.isError,
+          promptTokens: proposal.promptTokens,
+          completionTokens: proposal.completionTokens,
+          modelMs,
+          execMs: observation.execMs,
+          backend: driver.name,
+          checkpoint,
+          parentCheckpointId,
+          assistantMessage: proposal.message,
+          toolCall: proposal.toolCall,
+          observation: observation.text,
+          messages: turnMessages,
+          logprobs: proposal.logprobs,
+        });
+        parentId = saved.turnId;
+        parentCheckpointId = saved.checkpointId;
+        publish({ type: "turn", taskId: task.id, rolloutId: id, turnId: saved.turnId });
       });
+      // Awaited later (drain, or before the next command); a failure surfaces there.
+      checkpointed.catch(() => undefined);
+      committed.catch(() => undefined);
+      inFlight = { checkpointed, committed };
       messages.push(...turnMessages);
       if (tool !== null) steps += 1;
       tokens += proposal.promptTokens + proposal.completionTokens;
-      parentId = saved.turnId;
-      parentCheckpointId = saved.checkpointId;
       index += 1;
-      publish({ type: "turn", taskId: task.id, rolloutId: id, turnId: saved.turnId });
       overheadMs.push(Math.max(0, performance.now() - turnStart - modelMs - observation.execMs));
       if (observation.submitted) {
         stopReason = "submitted";
         break;
       }
     }
+    // The last turn's checkpoint and commit are on its critical path.
+    const drainStart = performance.now();
+    await drain();
+    if (overheadMs.length > 0) overheadMs[overheadMs.length - 1]! += performance.now() - drainStart;
 
     await sandbox.destroy();
     sandbox = null;
@@ -253,6 +290,7 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
     const result = await verifyCheckpoint(driver, ref, task);
     return await finish({ status: "completed", stopReason, reward: result.reward, partialScore: result.partialScore, verifierFeedback: result.feedback });
   } catch (error) {
+    await inFlight?.committed.catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
     return await finish({ status: "error", stopReason: "error", error: message });
   } finally {
