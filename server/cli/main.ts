@@ -68,7 +68,7 @@ const USAGE = `usage: npm run sprout -- <command>
   verify <turnId>                         run the task's verifier on that turn's checkpoint (--json)
   compare --suite builtin --methods passk,sprout --k 4 [--json]
                                           run methods on the same tasks and seeds; last line: JSON keyed by method
-                                          SPROUT options: --sprout-roots 1 --rounds 2 --branches 3 --guidance tool-call|text|none
+                                          SPROUT options: --sprout-roots 1 --rounds 2 --branches 2 --guidance tool-call|text|none
                                           --review-input feedback|reward-only --strategy review|verifier-score|random|entropy
                                           --sweep 1x2,2x2,2x4 (rounds x branches) --report report.md
   export <experimentId> [--out groups.jsonl]  training groups (JSONL, one line per rollout)
