@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Page } from "@playwright/test";
+import { chromium, type Browser, type Page } from "@playwright/test";
 import { arg, median, pct, round } from "./bench-util";
 import { seedUiBench } from "./ui-seed";
 
@@ -106,11 +106,12 @@ async function main(): Promise<void> {
     env: { ...process.env, PORT: String(PORT), HOST: "127.0.0.1", DATABASE_URL: databaseUrl, SPROUT_DATA_DIR: dir, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", SPROUT_TOKEN: "" },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  let browser: Browser | null = null;
   try {
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
     await waitForHealth(server);
     log("server up");
 
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await browser.close();
+    await browser?.close();
     server.kill("SIGTERM");
   }
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { TreeRollout } from "@/server/tree/get-task-tree";
+import type { TreeRollout } from "@/server/tree/tree-types";
 import { rolloutOutcome } from "@/components/tree/build-tree";
 import { rolloutLabel } from "@/components/tree/rollout-label";
 

@@ -3,7 +3,7 @@
 import Link from "next/link";
 
 import { useEffect, useState } from "react";
-import type { TreeRollout } from "@/server/tree/get-task-tree";
+import type { TreeRollout } from "@/server/tree/tree-types";
 import { ApiError } from "@/components/queries/fetch-json";
 import { rolloutLabel } from "@/components/tree/rollout-label";
 import { StatusBadge } from "@/components/ui/status-badge";

@@ -2,7 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 import type { ExperimentSummary } from "@/server/experiments/experiment-store";
 import type { ExperimentDetail } from "@/server/sprout/get-experiment";
 import type { Task, TaskSummary } from "@/server/tasks/task-store";
-import type { TaskTree } from "@/server/tree/get-task-tree";
+import type { TaskTree } from "@/server/tree/tree-types";
 import { fetchJson } from "./fetch-json";
 
 /** Every query key of the app comes from here; server pushes invalidate by these prefixes. */
@@ -25,5 +25,14 @@ export const taskQueries = {
     queryOptions({
       queryKey: [...taskQueries.all(), taskId, "tree"],
       queryFn: () => fetchJson<TaskTree>(`/api/tasks/${encodeURIComponent(taskId)}/tree`),
+    }),
+  /**
+   * One line per turn, by turn id: hover cards ask for it, the first render never waits for it.
+   * Not under the tree's key, so live updates do not refetch it; a hover on a newer turn does.
+   */
+  summaries: (taskId: string) =>
+    queryOptions({
+      queryKey: [...taskQueries.all(), taskId, "summaries"],
+      queryFn: () => fetchJson<Record<string, string>>(`/api/tasks/${encodeURIComponent(taskId)}/summaries`),
     }),
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TaskTree, TreeRollout } from "@/server/tree/get-task-tree";
+import type { TaskTree, TreeRollout } from "@/server/tree/tree-types";
 import type { RolloutId, TaskId, TurnId } from "@/server/db/ids";
 import { buildTree, nodeTone, type VisNode } from "./build-tree";
 
@@ -22,17 +22,18 @@ function make(spec: Spec): TaskTree {
       experimentId: null,
       ...r,
     })),
+    tools: ["bash"],
+    authors: ["agent", "human"],
     turns: {
       id: ids as TurnId[],
       parent: spec.turns.map((t) => (t[1] === null ? -1 : ids.indexOf(t[1]))),
       rollout: spec.turns.map((t) => t[2]),
       index: spec.turns.map((t) => Number(t[0].replace(/\D/g, "")) || 0),
-      tool: spec.turns.map(() => "bash"),
-      summary: spec.turns.map((t) => t[0]),
-      author: spec.turns.map(() => "agent"),
-      isError: spec.turns.map(() => false),
+      tool: spec.turns.map(() => 0),
+      author: spec.turns.map(() => 0),
+      isError: spec.turns.map(() => 0),
+      hasCheckpoint: spec.turns.map(() => 1),
       annotations: spec.turns.map((t) => t[3] ?? 0),
-      hasCheckpoint: spec.turns.map(() => true),
     },
   };
 }
@@ -119,7 +120,7 @@ describe("human turns and hidden turns", () => {
         ["a8", "a7", 0],
       ],
     });
-    tree.turns.author[4] = "human";
+    tree.turns.author[4] = 1;
     const root = buildTree(tree, { minRun: 3 });
     expect(shape(root)).toEqual({ start: [{ "seg:a1": [{ a5: ["seg:a6"] }] }] });
     expect(segmentHiding(root, 6)).toBe("seg:a6");

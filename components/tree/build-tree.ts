@@ -1,4 +1,4 @@
-import type { TaskTree, TreeRollout } from "@/server/tree/get-task-tree";
+import type { TaskTree, TreeRollout } from "@/server/tree/tree-types";
 
 /** How a rollout ended, as the tree colours it. */
 export type Outcome = "resolved" | "failed" | "running" | "interrupted" | "pending";
@@ -102,7 +102,7 @@ export function buildTree(tree: TaskTree, options: BuildOptions = {}): VisNode {
   const work: [number, VisNode][] = [[START, root]];
   // A run stays straight while each turn has one child of the same rollout, no annotations,
   // and an agent as author: annotated, human and hint turns always stay visible on their own.
-  const plain = (i: number) => (turns.annotations[i] ?? 0) === 0 && (turns.author[i] ?? "agent") === "agent";
+  const plain = (i: number) => (turns.annotations[i] ?? 0) === 0 && (turns.author[i] ?? 0) === 0;
   const continues = (i: number) => {
     if (childCount(i) !== 1 || !plain(i)) return -1;
     const c = childList[childStart[i]!]!;

@@ -1,4 +1,4 @@
-import type { TreeRollout } from "@/server/tree/get-task-tree";
+import type { TreeRollout } from "@/server/tree/tree-types";
 
 /** A rollout's short name as people say it: "root 2", "branch 1.3" (review round . ordinal), "human 1". */
 export function rolloutLabel(r: Pick<TreeRollout, "kind" | "ordinal" | "round">): string {

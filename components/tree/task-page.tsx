@@ -61,6 +61,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
       {/* The inspector lies over the tree's right side instead of narrowing it: resizing a 10,000-node
           drawing costs a full re-layout and repaint, moving it does not. The tree keeps its node clear of the panel. */}
       <div className="relative flex min-h-0 flex-1" ref={area}>
+        {tree.isPending && <p className="flex-1 p-4 text-sm text-zinc-500" data-testid="tree-loading">Loading the tree…</p>}
         {tree.data && tree.data.turns.id.length === 0 && <p className="flex-1 p-4 text-zinc-500">No rollouts of this task yet.</p>}
         {tree.data && tree.data.turns.id.length > 0 && (
           <TaskTreeView tree={tree.data} inspectedTurnId={inspected} onInspect={inspect} occludedRightPx={inspected ? panelWidth : 0} />

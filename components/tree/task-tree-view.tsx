@@ -1,7 +1,10 @@
 "use client";
 
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { TaskTree } from "@/server/tree/get-task-tree";
+import type { TaskTree } from "@/server/tree/tree-types";
+import { useQueryClient } from "@tanstack/react-query";
+import { inspectQueries } from "@/components/queries/inspect-keys";
+import { useTreeSummaries } from "@/components/queries/use-tree-summaries";
 import { buildTree, nodeTone, segmentHiding, type VisNode } from "./build-tree";
 import { layoutTree, SEGMENT_PX, type Layout, type PlacedNode } from "./layout-tree";
 import { MiniMap, type MiniMapHandle } from "./mini-map";
@@ -235,6 +238,14 @@ export function TaskTreeView({
     const p = layoutRef.current.byKey.get(key);
     if (p) activateRef.current(p);
   }, []);
+  // A press on a turn starts fetching what the inspector will show; the click (on release) opens it.
+  const queryClient = useQueryClient();
+  const onNodePress = useCallback(
+    (key: string) => {
+      if (layoutRef.current.byKey.get(key)?.node.kind === "turn") void queryClient.prefetchQuery(inspectQueries.turn(tree.taskId, key));
+    },
+    [queryClient, tree.taskId],
+  );
   const onNodeHover = useCallback((key: string | null) => {
     const v = viewRef.current;
     const p = key ? layoutRef.current.byKey.get(key) : undefined;
@@ -288,20 +299,24 @@ export function TaskTreeView({
           selected={cursor === p.node.key}
           inspected={inspectedTurnId === p.node.key}
           annotated={p.node.turns.some((i) => (tree.turns.annotations[i] ?? 0) > 0)}
-          author={p.node.kind === "turn" ? (tree.turns.author[p.node.turns[0]!] ?? "agent") : "agent"}
-          isError={p.node.kind === "turn" && !!tree.turns.isError[p.node.turns[0]!]}
+          author={p.node.kind === "turn" ? authorOf(tree, p.node.turns[0]!) : "agent"}
+          isError={p.node.kind === "turn" && tree.turns.isError[p.node.turns[0]!] === 1}
           detail={detail}
           onHover={onNodeHover}
+          onPress={onNodePress}
           onClick={onNodeClick}
         />
       )),
-    [visible, cursor, inspectedTurnId, tree, detail, onNodeHover, onNodeClick],
+    [visible, cursor, inspectedTurnId, tree, detail, onNodeHover, onNodePress, onNodeClick],
   );
 
   const totals = root.outcomes;
-  const hasHuman = useMemo(() => tree.turns.author.some((a) => a !== "agent"), [tree]);
+  const hasHuman = useMemo(() => tree.turns.author.some((a) => a !== 0), [tree]);
   const cursorNode = cursor ? layout.byKey.get(cursor)?.node : undefined;
   const hoverNode = hover ? layout.byKey.get(hover.key)?.node : undefined;
+  const described = hoverNode ?? cursorNode;
+  const describedTurn = described?.turns[0];
+  const summaries = useTreeSummaries(tree.taskId, describedTurn === undefined ? null : (tree.turns.id[describedTurn] ?? null));
   const showMini = !!cull && !!size && (layout.width * cull.k > size.w * 1.05 || layout.height * cull.k > size.h * 1.05);
 
   return (
@@ -324,7 +339,7 @@ export function TaskTreeView({
           human
         </span>}
         <span className="ml-auto min-w-0 truncate font-mono" data-testid="tree-hover">
-          {cursorNode ? describe(tree, cursorNode) : "drag to pan · wheel to zoom · arrows move · Enter opens · Esc closes"}
+          {cursorNode ? describe(tree, cursorNode, summaries) : "drag to pan · wheel to zoom · arrows move · Enter opens · Esc closes"}
         </span>
       </div>
       <div
@@ -392,7 +407,11 @@ export function TaskTreeView({
           <g transform={cull && size ? `translate(${cull.x + size.w},${cull.y + size.h}) scale(${cull.k})` : undefined}>
             <path d={plainEdges} fill="none" strokeWidth={1.2} vectorEffect="non-scaling-stroke" className="stroke-zinc-300 dark:stroke-zinc-700" />
             <path d={pathEdges} fill="none" strokeWidth={2.5} vectorEffect="non-scaling-stroke" className="stroke-zinc-900 dark:stroke-zinc-100" />
-            <g className="cursor-pointer">{nodes}</g>
+            {/* Zoomed out, every node's hit area is a transparent stroke of ~8 screen pixels, inherited from here
+                rather than set on each of thousands of elements. */}
+            <g className="cursor-pointer" stroke={detail ? undefined : "transparent"} strokeWidth={detail ? undefined : 8 / (cull?.k ?? 1)}>
+              {nodes}
+            </g>
           </g>
         </svg>
         {hover && hoverNode && (
@@ -401,7 +420,7 @@ export function TaskTreeView({
             style={{ left: Math.max(4, Math.min(hover.sx + 12, (size?.w ?? 0) - occludedRightPx - 310)), top: hover.sy + 12 }}
             data-testid="hover-card"
           >
-            <HoverCard tree={tree} node={hoverNode} />
+            <HoverCard tree={tree} node={hoverNode} summaries={summaries} />
           </div>
         )}
         {showMini && (
@@ -421,16 +440,26 @@ export function TaskTreeView({
   );
 }
 
-function describe(tree: TaskTree, node: VisNode): string {
+function authorOf(tree: TaskTree, i: number): string {
+  return tree.authors[tree.turns.author[i] ?? 0] ?? "agent";
+}
+
+/** A turn's one-line summary once summaries have arrived; an ellipsis until then. */
+function summaryOf(tree: TaskTree, i: number | undefined, summaries: Record<string, string> | undefined): string {
+  const id = i === undefined ? undefined : tree.turns.id[i];
+  return (id && summaries?.[id]) ?? "…";
+}
+
+function describe(tree: TaskTree, node: VisNode, summaries: Record<string, string> | undefined): string {
   if (node.kind === "start") return "task start";
   const first = node.turns[0]!;
   const r = tree.rollouts[tree.turns.rollout[first]!];
   const head = `${r ? rolloutLabel(r) : "rollout"} · turn ${tree.turns.index[first]}`;
   if (node.kind === "segment") return `${head}–${tree.turns.index[node.turns[node.turns.length - 1]!]} (${node.turns.length} turns, Enter expands)`;
-  return `${head} · ${tree.turns.summary[first] ?? ""}`;
+  return `${head} · ${summaryOf(tree, first, summaries)}`;
 }
 
-function HoverCard({ tree, node }: { tree: TaskTree; node: VisNode }) {
+function HoverCard({ tree, node, summaries }: { tree: TaskTree; node: VisNode; summaries: Record<string, string> | undefined }) {
   if (node.kind === "start") {
     const o = node.outcomes;
     return (
@@ -441,7 +470,7 @@ function HoverCard({ tree, node }: { tree: TaskTree; node: VisNode }) {
   }
   const first = node.turns[0]!;
   const r = tree.rollouts[tree.turns.rollout[first]!];
-  const author = tree.turns.author[first];
+  const author = authorOf(tree, first);
   return (
     <>
       <p className="text-zinc-500">
@@ -451,7 +480,7 @@ function HoverCard({ tree, node }: { tree: TaskTree; node: VisNode }) {
         {node.children.length > 1 && ` · fork: ${node.outcomes.resolved}/${node.outcomes.resolved + node.outcomes.failed} resolved below`}
       </p>
       <p className="truncate font-mono">
-        {node.kind === "segment" ? `${tree.turns.summary[first]} … ${tree.turns.summary[node.turns[node.turns.length - 1]!]}` : tree.turns.summary[first]}
+        {node.kind === "segment" ? `${summaryOf(tree, first, summaries)} … ${summaryOf(tree, node.turns.at(-1), summaries)}` : summaryOf(tree, first, summaries)}
       </p>
     </>
   );
@@ -466,6 +495,7 @@ const TreeNode = memo(function TreeNode({
   isError,
   detail,
   onHover,
+  onPress,
   onClick,
 }: {
   placed: PlacedNode;
@@ -476,6 +506,7 @@ const TreeNode = memo(function TreeNode({
   isError: boolean;
   detail: boolean;
   onHover: (key: string | null) => void;
+  onPress: (key: string) => void;
   onClick: (key: string) => void;
 }) {
   const { node, x, y } = placed;
@@ -489,6 +520,7 @@ const TreeNode = memo(function TreeNode({
   const events = {
     onPointerEnter: () => onHover(node.key),
     onPointerLeave: () => onHover(null),
+    onPointerDown: () => onPress(node.key),
     onClick: (e: React.MouseEvent) => {
       e.stopPropagation();
       onClick(node.key);
@@ -496,18 +528,18 @@ const TreeNode = memo(function TreeNode({
     "data-key": node.key,
     "data-kind": node.kind,
     "data-tone": tone,
-    "data-author": author,
     role: "treeitem",
-    "aria-selected": selected,
+    // Only the selected node says so: thousands of aria-selected="false" cost a first render and say nothing.
+    "aria-selected": selected || undefined,
   };
   if (!detail) {
-    // Zoomed out, a node is a few pixels: one element each (thousands stay cheap), with a
-    // transparent stroke of constant screen width as its hit area.
+    // Zoomed out, a node is a few pixels: one element each with as few attributes as can be
+    // (thousands stay cheap); its hit area is the transparent stroke the parent group sets.
     // No class on the thousands of plain nodes: style recalculation is what a first render of a big tree pays for.
-    const hit = { stroke: "transparent", strokeWidth: 8, vectorEffect: "non-scaling-stroke" as const };
     const ring = selected || inspected ? "stroke-zinc-900 dark:stroke-zinc-100" : undefined;
+    const ringStyle = ring ? { strokeWidth: 3, vectorEffect: "non-scaling-stroke" as const } : undefined;
     if (node.kind === "turn" && author === "agent" && tone !== "mixed") {
-      return <circle cx={x} cy={y} r={5} fill={fill} {...hit} {...events} className={ring} style={ring ? { strokeWidth: 3 } : undefined} />;
+      return <circle cx={x} cy={y} r={5} fill={fill} {...events} className={ring} style={ringStyle} />;
     }
     return (
       <rect
@@ -517,10 +549,9 @@ const TreeNode = memo(function TreeNode({
         height={12}
         rx={node.kind === "segment" ? 6 : 2}
         fill={node.kind === "start" ? "#71717a" : fill}
-        {...hit}
         {...events}
         className={ring}
-        style={ring ? { strokeWidth: 3 } : undefined}
+        style={ringStyle}
       />
     );
   }

@@ -8,6 +8,8 @@ test("hovering a node shows its tool call in a small card; a tree wider than the
   await expect(tree).toHaveAttribute("data-ready", "true");
   await tree.locator('[data-kind="segment"]').first().hover();
   await expect(page.getByTestId("hover-card")).toContainText("turn");
+  // Summaries are not part of the tree's payload: the card fills them in once they arrive.
+  await expect(page.getByTestId("hover-card").locator("p.font-mono")).not.toHaveText(/^…/);
   // Expanding the longest run makes the tree wider than the screen: the overview appears.
   await expect(page.getByTestId("mini-map")).toBeHidden();
   await tree.locator('[data-kind="segment"]', { hasText: "×18" }).click();

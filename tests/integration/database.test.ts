@@ -10,7 +10,7 @@ import { migrate, migrateSqlite, migrationsDir, readMigrations } from "@/server/
 import { seedDevelopmentData } from "@/server/dev/seed";
 import { listExperiments } from "@/server/experiments/experiment-store";
 import { getTask, listTasks } from "@/server/tasks/task-store";
-import { getTaskTree } from "@/server/tree/get-task-tree";
+import { getTaskTree, getTreeSummaries } from "@/server/tree/get-task-tree";
 import type { TaskId } from "@/server/db/ids";
 
 /** The same scenario on both databases: the schema, migrations and stores must behave alike. */
@@ -58,6 +58,13 @@ function scenario(name: string, setup: () => Promise<{ url: string; teardown: ()
         else expect(tree.turns.id[parent]).toBe(r.branchedFromTurnId);
       }
       expect(await getTaskTree("missing" as TaskId)).toBeNull();
+      // Repeated strings travel as dictionaries; summaries, which only hover cards show, apart.
+      expect(tree.authors[0]).toBe("agent");
+      expect(tree.turns.tool.every((t) => t === -1 || tree.tools[t] !== undefined)).toBe(true);
+      const summaries = (await getTreeSummaries(first.id))!;
+      expect(Object.keys(summaries).sort()).toEqual([...tree.turns.id].sort());
+      expect(Object.values(summaries).every((s) => s.length > 0 && s.length <= 80)).toBe(true);
+      expect(await getTreeSummaries("missing" as TaskId)).toBeNull();
 
       const [experiment] = await listExperiments();
       expect(experiment).toMatchObject({ seed: true, method: "sprout", tasks: 2, rollouts: 10, finishedRollouts: 10 });
