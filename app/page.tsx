@@ -1,5 +1,6 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import { ExperimentList } from "@/components/home/experiment-list";
+import { MethodChart } from "@/components/home/method-chart";
 import { RunDemoButton } from "@/components/home/run-demo-button";
 import { TaskList } from "@/components/home/task-list";
 import { experimentQueries, taskQueries } from "@/components/queries/keys";
@@ -22,6 +23,7 @@ export default async function HomePage() {
           <h1 className="mb-2 text-base font-semibold">Experiments</h1>
           <ExperimentList />
         </section>
+        <MethodChart />
         <section>
           <h2 className="mb-2 text-base font-semibold">Tasks</h2>
           <TaskList />

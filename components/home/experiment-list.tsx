@@ -38,7 +38,10 @@ export function ExperimentList() {
               </Link>
               {e.seed && <SeedBadge />}
             </td>
-            <td className="py-2 pr-4">{METHOD[e.method] ?? e.method}</td>
+            <td className="py-2 pr-4">
+              {METHOD[e.method] ?? e.method}
+              {e.setting && <span className="ml-2 text-xs text-zinc-500">{e.setting}</span>}
+            </td>
             <td className="py-2 pr-4">
               <StatusBadge status={e.status} />
             </td>

@@ -14,6 +14,8 @@ export interface ExperimentSummary {
   seed: boolean;
   createdAt: string;
   finishedAt: string | null;
+  /** the method's settings in a few words ("k = 4", "1 root · 2 × 2 · tool-call hint") */
+  setting: string;
   tasks: number;
   rollouts: number;
   finishedRollouts: number;
@@ -21,6 +23,28 @@ export interface ExperimentSummary {
   resolvedTasks: number;
   steps: number;
   tokens: number;
+}
+
+/** A method's configuration in a few words, for lists and charts; tolerant of what older rows stored. */
+export function describeSetting(method: string, configJson: string): string {
+  let c: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(configJson);
+    if (parsed && typeof parsed === "object") c = parsed as Record<string, unknown>;
+  } catch {
+    // an unreadable config describes as nothing
+  }
+  const n = (key: string) => (typeof c[key] === "number" ? c[key] : undefined);
+  if (method === "passk") return n("k") !== undefined ? `k = ${n("k")}` : "";
+  if (method !== "sprout") return "";
+  const parts = [`${n("k") ?? 1} root${(n("k") ?? 1) === 1 ? "" : "s"}`];
+  if (n("rounds") !== undefined && n("branches") !== undefined) parts.push(`${n("rounds")} × ${n("branches")}`);
+  if (typeof c.strategy === "string" && c.strategy !== "review") parts.push(c.strategy);
+  else {
+    if (typeof c.guidance === "string") parts.push(c.guidance === "none" ? "no hint" : `${c.guidance} hint`);
+    if (c.reviewInput === "reward-only") parts.push("reward only");
+  }
+  return parts.join(" · ");
 }
 
 const FINISHED = ["completed", "interrupted", "cancelled", "error"];
@@ -52,6 +76,7 @@ export async function listExperiments(): Promise<ExperimentSummary[]> {
       seed: e.seed,
       createdAt: e.createdAt.toISOString(),
       finishedAt: e.finishedAt?.toISOString() ?? null,
+      setting: describeSetting(e.method, e.config),
       tasks: new Set(rs.map((r) => r.taskId)).size,
       rollouts: rs.length,
       finishedRollouts: rs.filter((r) => FINISHED.includes(r.status)).length,
