@@ -1,4 +1,5 @@
 import type { ServerMessage, TerminalInfo } from "@/server/terminal/terminal-protocol";
+import { markOpenStep } from "./terminal-debug";
 
 /** What the page shows about one terminal's link to the server. */
 export type ConnectionState =
@@ -14,7 +15,12 @@ export interface ConnectionHandlers {
   reset(): void;
   state(state: ConnectionState): void;
   message(message: ServerMessage): void;
+  /** A terminal opened by this connection (`{ turn }`) could not be: the server's sentence. */
+  refused(message: string): void;
 }
+
+/** What a connection attaches to: a running terminal, or a new one on a turn's checkpoint. */
+export type ConnectionTarget = { session: string } | { turn: string };
 
 const ACK_EVERY_BYTES = 128 * 1024;
 const ACK_DELAY_MS = 40;
@@ -24,8 +30,11 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 5000, 5000, 5000, 500
 /**
  * One terminal's WebSocket: JSON control out, binary output in, acknowledgements of rendered
  * output, and reattaching after a dropped connection (the server keeps the shell for a grace period).
+ * Opened on a turn, the first connection also creates the terminal; reattaching uses its id.
  */
 export class TerminalConnection {
+  /** Known from the start, or from the first `ready` of a connection that opened the terminal. */
+  sessionId: string | null;
   private ws: WebSocket | null = null;
   private processed = 0;
   private acked = 0;
@@ -35,15 +44,20 @@ export class TerminalConnection {
   private ended = false;
 
   constructor(
-    readonly sessionId: string,
+    private readonly target: ConnectionTarget,
     private readonly handlers: ConnectionHandlers,
-  ) {}
+  ) {
+    this.sessionId = "session" in target ? target.session : null;
+  }
 
   connect(): void {
     if (this.ended) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws/terminal?session=${encodeURIComponent(this.sessionId)}`);
+    const query = this.sessionId ? `session=${encodeURIComponent(this.sessionId)}` : "turn" in this.target ? `turn=${encodeURIComponent(this.target.turn)}` : "";
+    const ws = new WebSocket(`${proto}//${location.host}/ws/terminal?${query}`);
     ws.binaryType = "arraybuffer";
+    markOpenStep("ws-connect");
+    ws.onopen = () => markOpenStep("ws-open");
     this.ws = ws;
     this.closedByUs = false;
     if (this.attempt === 0) this.handlers.state({ kind: "connecting" });
@@ -55,6 +69,8 @@ export class TerminalConnection {
       }
       const m = JSON.parse(e.data) as ServerMessage;
       if (m.type === "ready") {
+        markOpenStep("ready");
+        this.sessionId = m.terminal.id;
         this.attempt = 0;
         this.processed = 0;
         this.acked = 0;
@@ -63,6 +79,9 @@ export class TerminalConnection {
       } else if (m.type === "ended") {
         this.ended = true;
         this.handlers.state({ kind: "ended", reason: m.reason });
+      } else if (m.type === "refused") {
+        this.ended = true;
+        this.handlers.refused(m.message);
       }
       this.handlers.message(m);
     };
@@ -70,6 +89,12 @@ export class TerminalConnection {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.ended || this.closedByUs) return;
+      if (!this.sessionId) {
+        // Lost while the server was opening the terminal: retrying would open a second one.
+        this.ended = true;
+        this.handlers.refused("The connection to the server was lost while the terminal was opening. Try again.");
+        return;
+      }
       if (e.code === 4404 || e.code === 4000) {
         this.ended = true;
         this.handlers.state({ kind: "ended", reason: e.code === 4000 ? "This terminal was opened in another page." : "This terminal has ended." });

@@ -17,3 +17,8 @@ export function registerDebugHandle(sessionId: string, handle: TerminalDebugHand
     window.sproutTerminals?.delete(sessionId);
   };
 }
+
+/** Marks a step of opening a terminal on the page's timeline (`sprout-terminal:<step>`), for DevTools and the benchmark. */
+export function markOpenStep(step: string): void {
+  performance.mark(`sprout-terminal:${step}`);
+}

@@ -2,34 +2,46 @@
 
 import { useEffect, useRef, useState } from "react";
 import { useRouter, useSearchParams } from "next/navigation";
-import { ApiError } from "../queries/fetch-json";
-import { useOpenTerminal, useTerminals } from "./terminal-queries";
+import type { TerminalInfo } from "@/server/terminal/terminal-protocol";
+import { markOpenStep } from "./terminal-debug";
 import { readTabs, writeTabs, type TerminalTab } from "./terminal-tabs-store";
 import { TerminalView } from "./terminal-view";
+
+/** A tab of the page: a terminal, or one being opened on `turnId` (its id comes with its first `ready`). */
+interface PageTab {
+  key: string;
+  sessionId: string | null;
+  turnId?: string;
+  label?: string;
+}
+
+let opened = 0;
 
 /** Terminals in tabs. `?turn=<turnId>` opens a new one on that turn's checkpoint. Rendered in the browser only. */
 export function TerminalsPage() {
   const router = useRouter();
   const turnParam = useSearchParams().get("turn");
-  const [tabs, setTabs] = useState<TerminalTab[]>(() => readTabs());
-  const [active, setActive] = useState<string | null>(() => tabs.at(-1)?.sessionId ?? null);
+  const [tabs, setTabs] = useState<PageTab[]>(() => readTabs().map((t) => ({ key: t.sessionId, ...t })));
+  const [active, setActive] = useState<string | null>(() => tabs.at(-1)?.key ?? null);
   const [error, setError] = useState<string | null>(null);
   const [turnInput, setTurnInput] = useState("");
-  const open = useOpenTerminal();
-  const list = useTerminals();
   const consumed = useRef<string | null>(null);
 
-  useEffect(() => writeTabs(tabs), [tabs]);
+  useEffect(() => writeTabs(tabs.flatMap((t): TerminalTab[] => (t.sessionId ? [{ sessionId: t.sessionId, label: t.label }] : []))), [tabs]);
 
+  // The tab's view opens the terminal over its own socket (one round trip, not a POST then a
+  // socket) and sets up its screen while the server restores the checkpoint.
   const openTurn = (turnId: string) => {
     setError(null);
-    open.mutate(turnId, {
-      onSuccess: ({ sessionId }) => {
-        setTabs((t) => [...t, { sessionId }]);
-        setActive(sessionId);
-      },
-      onError: (e) => setError(e instanceof ApiError ? e.message : `Could not open a terminal: ${e.message}`),
-    });
+    markOpenStep("submit");
+    const key = `opening-${++opened}`;
+    setTabs((t) => [...t, { key, sessionId: null, turnId }]);
+    setActive(key);
+  };
+
+  const refused = (key: string, message: string) => {
+    setTabs((t) => t.filter((x) => x.key !== key));
+    setError(message);
   };
 
   useEffect(() => {
@@ -41,31 +53,36 @@ export function TerminalsPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per ?turn= value
   }, [turnParam]);
 
-  const closeTab = (sessionId: string) => {
-    const rest = tabs.filter((t) => t.sessionId !== sessionId);
-    setTabs(rest);
-    if (active === sessionId) setActive(rest.at(-1)?.sessionId ?? null);
-  };
+  const closeTab = (key: string) => setTabs((t) => t.filter((x) => x.key !== key));
+  // A closed (or failed) tab's neighbour to the left takes over.
+  const shown = tabs.some((t) => t.key === active) ? active : (tabs.at(-1)?.key ?? null);
 
-  const labelOf = (sessionId: string) => {
-    const info = list.data?.find((t) => t.id === sessionId);
-    return info ? `${info.taskName} · turn ${info.turnIndex}` : "Terminal";
+  const setInfo = (key: string, info: TerminalInfo) => {
+    const label = `${info.taskName} · turn ${info.turnIndex}`;
+    setTabs((t) => (t.some((x) => x.key === key && (x.label !== label || x.sessionId !== info.id)) ? t.map((x) => (x.key === key ? { ...x, sessionId: info.id, label } : x)) : t));
   };
+  const opening = tabs.some((t) => !t.sessionId);
 
   return (
     <main className="flex min-h-0 flex-1 flex-col" style={{ height: "calc(100vh - 2.75rem)" }}>
       <div className="flex items-center gap-1 border-b border-zinc-200 px-2 pt-1.5 dark:border-zinc-800" role="tablist">
         {tabs.map((t) => (
           <div
-            key={t.sessionId}
+            key={t.key}
             className={`flex items-center gap-1 rounded-t border border-b-0 px-2 py-1 text-xs ${
-              t.sessionId === active ? "border-zinc-300 bg-white font-medium dark:border-zinc-700 dark:bg-zinc-900" : "border-transparent text-zinc-500"
+              t.key === shown ? "border-zinc-300 bg-white font-medium dark:border-zinc-700 dark:bg-zinc-900" : "border-transparent text-zinc-500"
             }`}
           >
-            <button type="button" role="tab" aria-selected={t.sessionId === active} onClick={() => setActive(t.sessionId)} className="font-mono">
-              {labelOf(t.sessionId)}
+            <button type="button" role="tab" aria-selected={t.key === shown} onClick={() => setActive(t.key)} className="font-mono">
+              {t.label ?? (t.sessionId ? "Terminal" : "Opening…")}
             </button>
-            <button type="button" aria-label="Hide this tab" className="px-1 text-zinc-400 hover:text-zinc-900 dark:hover:text-zinc-100" onClick={() => closeTab(t.sessionId)}>
+            <button
+              type="button"
+              aria-label="Hide this tab"
+              disabled={!t.sessionId}
+              className="px-1 text-zinc-400 hover:text-zinc-900 disabled:opacity-50 dark:hover:text-zinc-100"
+              onClick={() => closeTab(t.key)}
+            >
               ×
             </button>
           </div>
@@ -87,8 +104,8 @@ export function TerminalsPage() {
             className="w-56 rounded border border-zinc-300 bg-transparent px-2 py-1 font-mono dark:border-zinc-700"
             placeholder="from the inspector"
           />
-          <button type="submit" disabled={open.isPending} className="rounded border border-zinc-300 px-2 py-1 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800">
-            {open.isPending ? "Opening…" : "Open terminal"}
+          <button type="submit" disabled={opening} className="rounded border border-zinc-300 px-2 py-1 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800">
+            {opening ? "Opening…" : "Open terminal"}
           </button>
         </form>
       </div>
@@ -97,14 +114,20 @@ export function TerminalsPage() {
           {error}
         </div>
       )}
-      {open.isPending && <p className="px-3 py-2 text-zinc-500">Restoring the checkpoint into a new sandbox…</p>}
-      {tabs.length === 0 && !open.isPending && !error && (
+      {tabs.length === 0 && !error && (
         <p className="px-3 py-6 text-zinc-500">
           No terminal is open. In a task tree, select a turn and press <em>Open terminal here</em>, or paste a turn id above.
         </p>
       )}
       {tabs.map((t) => (
-        <TerminalView key={t.sessionId} sessionId={t.sessionId} active={t.sessionId === active} onClose={() => closeTab(t.sessionId)} />
+        <TerminalView
+          key={t.key}
+          target={t.sessionId ? { session: t.sessionId } : { turn: t.turnId ?? "" }}
+          active={t.key === shown}
+          onInfo={(info) => setInfo(t.key, info)}
+          onRefused={(message) => refused(t.key, message)}
+          onClose={() => closeTab(t.key)}
+        />
       ))}
     </main>
   );

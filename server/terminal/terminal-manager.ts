@@ -1,11 +1,13 @@
 import type { WebSocket } from "ws";
 import type { TurnId } from "../db/ids";
+import { ConflictError, NotFoundError } from "../http/route";
 import { log } from "../runtime/log";
 import { sandboxDriver } from "../runtime/services";
+import { SandboxError } from "../sandbox/errors";
 import { singleton } from "../runtime/singleton";
 import { terminalConfig } from "./terminal-config";
 import { CheckpointUnavailableError, TerminalsFullError, TerminalTurnNotFoundError } from "./terminal-errors";
-import type { TerminalInfo } from "./terminal-protocol";
+import type { ServerMessage, TerminalInfo } from "./terminal-protocol";
 import { TerminalSession } from "./terminal-session";
 import { loadTerminalOrigin } from "./terminal-store";
 
@@ -22,15 +24,26 @@ interface Registry {
 
 const registry = singleton<Registry>("terminals", () => ({ sessions: new Map(), starting: 0, ended: new Map() }));
 
+/** Where opening a terminal spent its time, in ms (sent as a Server-Timing header). */
+export type OpenTimings = Record<"origin" | "driver" | "sandbox" | "shell", number>;
+
 /** Restore `turnId`'s checkpoint into a fresh sandbox with a shell in it. */
-export async function openTerminal(turnId: TurnId): Promise<{ sessionId: string }> {
+export async function openTerminal(turnId: TurnId): Promise<{ sessionId: string; timings: OpenTimings }> {
   const config = terminalConfig();
+  let t = performance.now();
+  const lap = () => {
+    const now = performance.now();
+    const ms = now - t;
+    t = now;
+    return ms;
+  };
   if (registry.sessions.size + registry.starting >= config.maxTerminals) {
     throw new TerminalsFullError(`All ${config.maxTerminals} terminals are in use. Close one (or wait for an idle one to end), then try again.`);
   }
   registry.starting += 1;
   try {
     const origin = await loadTerminalOrigin(turnId);
+    const originMs = lap();
     if (!origin) throw new TerminalTurnNotFoundError(`Turn ${turnId} does not exist in this server's database.`);
     const c = origin.checkpoint;
     if (!c) throw new TerminalTurnNotFoundError(`Turn ${origin.turnIndex} has no checkpoint: there is nothing to restore.`);
@@ -38,10 +51,12 @@ export async function openTerminal(turnId: TurnId): Promise<{ sessionId: string 
       throw new CheckpointUnavailableError(`The checkpoint of turn ${origin.turnIndex} was collected to free space and can no longer be restored. Open a terminal on a turn whose checkpoint is kept.`);
     }
     const driver = await sandboxDriver();
+    const driverMs = lap();
     if (c.backend !== driver.name) {
       throw new CheckpointUnavailableError(`Turn ${origin.turnIndex} was checkpointed by the ${c.backend} driver; this server runs the ${driver.name} driver.`);
     }
     const sandbox = await driver.create({ fromCheckpoint: c.ref, workdir: origin.workdir, env: origin.env, labels: { purpose: "terminal", turn: turnId } });
+    const sandboxMs = lap();
     const session = new TerminalSession(origin, sandbox, config, (s, reason) => {
       registry.sessions.delete(s.id);
       registry.ended.set(s.id, reason);
@@ -55,7 +70,7 @@ export async function openTerminal(turnId: TurnId): Promise<{ sessionId: string 
       throw error;
     }
     registry.sessions.set(session.id, session);
-    return { sessionId: session.id };
+    return { sessionId: session.id, timings: { origin: originMs, driver: driverMs, sandbox: sandboxMs, shell: lap() } };
   } finally {
     registry.starting -= 1;
   }
@@ -63,6 +78,30 @@ export async function openTerminal(turnId: TurnId): Promise<{ sessionId: string 
 
 export function listTerminals(): TerminalInfo[] {
   return [...registry.sessions.values()].map((s) => s.info()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * Open a terminal for a page's socket and attach it at once: the page's round trip for POST
+ * /api/terminals and its second connection are saved. A refusal is sent as `refused` with the
+ * sentence the route would answer.
+ */
+export async function openTerminalOnSocket(turnId: TurnId, ws: WebSocket): Promise<void> {
+  let sessionId: string;
+  try {
+    const started = Date.now();
+    const opened = await openTerminal(turnId);
+    sessionId = opened.sessionId;
+    log.debug("terminal opened for a socket", { terminal: sessionId.slice(0, 8), startedAt: started, ...opened.timings });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof ConflictError || error instanceof NotFoundError || error instanceof SandboxError)) log.error("opening a terminal failed", { turnId, error: error instanceof Error ? error.stack : message });
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: "refused", message } satisfies ServerMessage));
+    ws.close(4409, "not opened");
+    return;
+  }
+  if (ws.readyState === ws.OPEN) return attachTerminal(sessionId, ws);
+  // The page left before it learned the terminal's id, so nothing can reattach to it.
+  await closeTerminal(sessionId);
 }
 
 /** The WebSocket side: attach a page to a terminal, or tell it why it cannot. */

@@ -1,8 +1,10 @@
 import { z } from "zod";
 
 /**
- * The terminal WebSocket (/ws/terminal?session=<id>). Output travels as binary frames; everything
- * else as JSON text frames. The page acknowledges output it has rendered (`ack`, cumulative bytes),
+ * The terminal WebSocket: /ws/terminal?session=<id> attaches to a running terminal (POST /api/terminals
+ * opens one), /ws/terminal?turn=<turnId> opens one on the turn's checkpoint and attaches in the same
+ * round trip (its `ready` names the new terminal; a refusal comes as `refused`, then close code 4409).
+ * Output travels as binary frames; everything else as JSON text frames. The page acknowledges output it has rendered (`ack`, cumulative bytes),
  * which is how a slow page slows the shell down instead of queueing in memory.
  */
 export const clientMessage = z.discriminatedUnion("type", [
@@ -31,6 +33,7 @@ export interface TerminalInfo {
 
 export type ServerMessage =
   | { type: "ready"; terminal: TerminalInfo; replayBytes: number }
+  | { type: "refused"; message: string }
   | { type: "saving" }
   | { type: "saved"; turnId: string; index: number; rolloutId: string }
   | { type: "error"; message: string }

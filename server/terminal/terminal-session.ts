@@ -45,6 +45,8 @@ export class TerminalSession {
   private ended = false;
   private graceTimer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** performance.now() of the startup steps, logged (debug) once the first output reached a page. */
+  private readonly startup: { shell?: number; output?: number; attach?: number; sent?: number } = {};
 
   constructor(
     readonly origin: TerminalOrigin,
@@ -87,6 +89,7 @@ export class TerminalSession {
     if (previous && previous !== ws) previous.close(4000, "attached in another page");
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.graceTimer = null;
+    this.startup.attach ??= performance.now();
     this.ws = ws;
     this.sentBytes = 0;
     this.ackedBytes = 0;
@@ -214,6 +217,7 @@ export class TerminalSession {
 
   private async startShell(): Promise<void> {
     const pty = await this.sandbox.openPty({ cols: this.cols, rows: this.rows, cwd: this.origin.workdir });
+    this.startup.shell ??= performance.now();
     this.pty = pty;
     this.ptyPaused = false;
     if (this.heldInput) pty.write(this.heldInput);
@@ -235,6 +239,7 @@ export class TerminalSession {
   }
 
   private onOutput(chunk: Buffer): void {
+    this.startup.output ??= performance.now();
     this.ring.write(chunk);
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
@@ -263,6 +268,11 @@ export class TerminalSession {
     const ws = this.ws;
     if (!ws) return;
     this.sentBytes += data.length;
+    if (this.startup.sent === undefined) {
+      const s = (this.startup.sent = performance.now());
+      const since = (t?: number) => (t === undefined ? null : Math.round((s - t) * 10) / 10);
+      log.debug("terminal first output sent", { terminal: this.id.slice(0, 8), msSinceShell: since(this.startup.shell), msSinceOutput: since(this.startup.output), msSinceAttach: since(this.startup.attach) });
+    }
     ws.send(data, { binary: true }, () => this.updateFlow());
     this.updateFlow();
   }

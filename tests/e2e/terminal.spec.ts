@@ -9,16 +9,14 @@ import path from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import WebSocket from "ws";
 import { E2E_TOKEN } from "../../playwright.config";
+import type { TaskTree } from "../../server/tree/tree-types";
 
 test.describe.configure({ mode: "serial" });
 
 const SCREENS = "test-results/screens";
 const ORIGINAL_DIR = "server/tasks/builtin/markdown-to-html/environment/workspace/md2html";
 
-interface Tree {
-  rollouts: { id: string; kind: string; branchedFromTurnId: string | null; experimentId: string | null }[];
-  turns: { id: string[]; rollout: number[]; index: number[]; author: string[]; hasCheckpoint: boolean[] };
-}
+type Tree = TaskTree;
 
 let taskId = "";
 let firstTurn = "";
@@ -42,7 +40,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
   const t = await tree(api);
   // Other tests may have run rollouts of this task too: take this experiment's root.
   const root = t.rollouts.findIndex((r) => r.kind === "root" && r.experimentId === id);
-  const turns = t.turns.id.map((tid, i) => ({ id: tid, index: t.turns.index[i]!, rollout: t.turns.rollout[i]!, ckpt: t.turns.hasCheckpoint[i]! })).filter((x) => x.rollout === root && x.ckpt);
+  const turns = t.turns.id.map((tid, i) => ({ id: tid, index: t.turns.index[i]!, rollout: t.turns.rollout[i]!, ckpt: t.turns.hasCheckpoint[i] === 1 })).filter((x) => x.rollout === root && x.ckpt);
   turns.sort((a, b) => a.index - b.index);
   expect(turns.length).toBeGreaterThan(3);
   firstTurn = turns[0]!.id;
@@ -156,9 +154,9 @@ test("save as checkpoint records a human turn branching from the terminal's turn
   const human = t.rollouts.findIndex((r) => r.kind === "human" && r.branchedFromTurnId === secondTurn);
   expect(human).toBeGreaterThanOrEqual(0);
   const humanTurns = t.turns.id.map((_, i) => i).filter((i) => t.turns.rollout[i] === human);
-  expect(humanTurns.map((i) => t.turns.author[i])).toEqual(["human", "human"]);
-  expect(humanTurns.every((i) => t.turns.hasCheckpoint[i])).toBe(true);
-  const secondIndex = t.turns.index[t.turns.id.indexOf(secondTurn)]!;
+  expect(humanTurns.map((i) => t.authors[t.turns.author[i]!])).toEqual(["human", "human"]);
+  expect(humanTurns.every((i) => t.turns.hasCheckpoint[i] === 1)).toBe(true);
+  const secondIndex = t.turns.index[(t.turns.id as string[]).indexOf(secondTurn)]!;
   expect(humanTurns.map((i) => t.turns.index[i]).sort()).toEqual([secondIndex + 1, secondIndex + 2]);
   const detail = (await (await request.get(`/api/turns/${t.turns.id[humanTurns[0]!]}`)).json()) as { summary?: string };
   expect(JSON.stringify(detail)).toContain("echo human-was-here > notes.txt");
@@ -196,10 +194,19 @@ test("when every terminal slot is taken the page says so", async ({ page, reques
   for (const id of opened) expect((await request.delete(`/api/terminals/${id}`)).status()).toBe(200);
 });
 
-test("an unknown turn and a turn without a checkpoint get clear answers", async ({ request }) => {
+test("an unknown turn and a turn without a checkpoint get clear answers", async ({ request, baseURL }) => {
   const r = await request.post("/api/terminals", { data: { turnId: "no-such-turn" } });
   expect(r.status()).toBe(404);
   expect(((await r.json()) as { error: string }).error).toMatch(/does not exist/);
+  // The page opens terminals over the socket itself (?turn=): the same sentence, then close code 4409.
+  const ws = new WebSocket(`${baseURL!.replace(/^http/, "ws")}/ws/terminal?turn=no-such-turn`, { headers: { origin: baseURL! } });
+  const refused = await new Promise<{ message: string; code: number }>((resolve) => {
+    let message = "";
+    ws.on("message", (data: Buffer) => (message = data.toString()));
+    ws.on("close", (code) => resolve({ message, code }));
+  });
+  expect(refused.code).toBe(4409);
+  expect(JSON.parse(refused.message)).toMatchObject({ type: "refused", message: expect.stringMatching(/does not exist/) });
 });
 
 test.describe("the terminal socket on a server with a token", () => {

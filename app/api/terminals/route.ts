@@ -9,5 +9,7 @@ export const GET = route(() => Promise.resolve({ terminals: listTerminals() }));
 
 export const POST = route(async (req) => {
   const { turnId } = z.object({ turnId: z.string().min(1) }).parse(await jsonBody(req));
-  return Response.json(await openTerminal(turnId as TurnId), { status: 201 });
+  const { sessionId, timings } = await openTerminal(turnId as TurnId);
+  const serverTiming = Object.entries(timings).map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`).join(", ");
+  return Response.json({ sessionId }, { status: 201, headers: { "server-timing": serverTiming } });
 });
