@@ -5,15 +5,13 @@
  * (scripts/ensure-docker.sh) and builds the base image on first use.
  */
 import { execFileSync } from "node:child_process";
-import { EventEmitter } from "node:events";
 import path from "node:path";
 import Docker from "dockerode";
 import type { WebSocket } from "ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { CheckpointId, RolloutId, TaskId, TurnId } from "@/server/db/ids";
 import { createDockerDriver } from "@/server/sandbox/docker/docker-driver";
-import type { PtySession, Sandbox, SandboxDriver } from "@/server/sandbox/types";
-import { TerminalSession } from "@/server/terminal/terminal-session";
+import type { Sandbox, SandboxDriver } from "@/server/sandbox/types";
+import { FakeSocket, screen, terminalSession, type Tail } from "./terminal-fixtures";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const SCOPE = "integration-test-terminal";
@@ -29,43 +27,6 @@ async function sandbox(): Promise<Sandbox> {
   return s;
 }
 
-/** Waits for text in what a stream of output ends with (escape sequences left in). */
-function tail() {
-  let text = "";
-  const waiters = new Set<() => void>();
-  return {
-    push(chunk: Buffer | string): void {
-      text = (text + chunk.toString()).slice(-16_000);
-      for (const w of waiters) w();
-    },
-    get text() {
-      return text;
-    },
-    waitFor(re: RegExp, timeoutMs = 15_000): Promise<void> {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!re.test(text)) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${re}; output ends with ${JSON.stringify(text.slice(-300))}`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-  };
-}
-
-function screen(pty: PtySession) {
-  const t = tail();
-  pty.onData((c) => t.push(c));
-  return t;
-}
-
 /** Every command line running in the sandbox (its own keep-alive process among them). */
 async function commandLines(s: Sandbox): Promise<string[]> {
   const r = await s.exec("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done", { timeoutMs: 10_000 });
@@ -74,7 +35,7 @@ async function commandLines(s: Sandbox): Promise<string[]> {
 
 let asked = 0;
 /** The size the shell's tty has now ("rows cols"), asked with `stty size`. */
-async function ttySize(write: (line: string) => void, out: ReturnType<typeof tail>): Promise<string | undefined> {
+async function ttySize(write: (line: string) => void, out: Tail): Promise<string | undefined> {
   const n = ++asked;
   write(`stty size; echo SIZE${n}-$((40+2))`);
   await out.waitFor(new RegExp(`SIZE${n}-42\r\n`));
@@ -143,42 +104,10 @@ describe("docker driver pty", () => {
   }, 60_000);
 });
 
-/** What the session sees of a page's WebSocket. */
-class FakeSocket extends EventEmitter {
-  readyState = 1;
-  bufferedAmount = 0;
-  readonly json: { type: string }[] = [];
-  readonly output = tail();
-  send(data: Buffer | string, _opts?: unknown, cb?: () => void): void {
-    if (typeof data === "string") this.json.push(JSON.parse(data) as { type: string });
-    else this.output.push(data);
-    cb?.();
-  }
-  close(): void {
-    this.readyState = 3;
-    this.emit("close");
-  }
-  pause(): void {}
-  resume(): void {}
-  message(m: unknown): void {
-    this.emit("message", Buffer.from(JSON.stringify(m)), false);
-  }
-}
-
 describe("terminal session on a docker sandbox", () => {
   it("streams the prompt and echo to the page, applies its resize, and Ctrl-C reaches the program", async () => {
     const s = await sandbox();
-    const origin = {
-      turnId: "t" as TurnId,
-      turnIndex: 3,
-      taskId: "task" as TaskId,
-      taskName: "demo",
-      rolloutId: "r" as RolloutId,
-      checkpoint: { id: "c" as CheckpointId, backend: "docker" as const, ref: "x", state: "live" as const },
-      workdir: "/root",
-      env: {},
-    };
-    const session = new TerminalSession(origin, s, { idleMs: 60_000, maxTerminals: 4, graceMs: 60_000 }, () => undefined);
+    const session = terminalSession(s, "docker", "/root");
     await session.start();
     const ws = new FakeSocket();
     session.attach(ws as unknown as WebSocket);

@@ -3,16 +3,14 @@
  * cgroups and overlayfs (root, helper built). The session is driven through a stand-in socket that
  * records what it was sent and acknowledges only when told to, as a slow page would.
  */
-import { EventEmitter } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { WebSocket } from "ws";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CheckpointId, RolloutId, TaskId, TurnId } from "../../server/db/ids";
 import { createLocalDriver } from "../../server/sandbox/local/local-driver";
-import type { PtySession, Sandbox, SandboxDriver } from "../../server/sandbox/types";
-import { TerminalSession } from "../../server/terminal/terminal-session";
+import type { Sandbox, SandboxDriver } from "../../server/sandbox/types";
+import { FakeSocket, screen, terminalSession } from "./terminal-fixtures";
 
 let dataDir = "";
 let driver: SandboxDriver;
@@ -30,26 +28,6 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** Collects a pty's output and waits for text in its tail. */
-function screen(pty: PtySession) {
-  let tail = "";
-  pty.onData((c) => {
-    tail = (tail + c.toString()).slice(-8000);
-  });
-  return {
-    get tail() {
-      return tail;
-    },
-    async waitFor(re: RegExp, timeoutMs = 10_000): Promise<void> {
-      const start = Date.now();
-      while (!re.test(tail)) {
-        if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${re}; screen ends with ${JSON.stringify(tail.slice(-300))}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-  };
-}
-
 describe("local driver pty", () => {
   it("runs a login shell on a tty of the sandbox, in its cgroups, without network, resizable", async () => {
     const pty = await sandbox.openPty({ cols: 100, rows: 30 });
@@ -57,11 +35,11 @@ describe("local driver pty", () => {
     await s.waitFor(/[#$] $/);
     pty.write("tty; stty size; pwd; grep -c sprout-local /proc/self/cgroup; ls /sys/class/net; echo END$((1+1))\n");
     await s.waitFor(/END2\r\n/);
-    expect(s.tail).toMatch(/\/dev\/pts\/0\r\n30 100\r\n\/work\r\n3\r\nlo\r\nEND2/);
+    expect(s.text).toMatch(/\/dev\/pts\/0\r\n30 100\r\n\/work\r\n3\r\nlo\r\nEND2/);
     pty.resize(120, 40);
     pty.write("stty size; echo R$((1+1))\n");
     await s.waitFor(/R2\r\n/);
-    expect(s.tail).toMatch(/40 120\r\nR2/);
+    expect(s.text).toMatch(/40 120\r\nR2/);
     pty.kill();
   });
 
@@ -93,7 +71,7 @@ describe("local driver pty", () => {
     // dash reports a failed fork at once (bash would retry with back-off).
     pty.write("sh -c 'for i in $(seq 1 100); do sleep 2 & done; wait' 2>&1 | grep -m1 -c -i fork; echo P$((1+1))\n");
     await s.waitFor(/P2\r\n/, 30_000);
-    expect(s.tail).toMatch(/\r1\r\nP2/);
+    expect(s.text).toMatch(/\r1\r\nP2/);
     pty.write("exit 3\n");
     expect(await exited).toBe(3);
   });
@@ -133,47 +111,13 @@ describe("local driver pty", () => {
     const s2 = screen(again);
     again.write("cat /work/file.txt; echo C$((1+1))\n");
     await s2.waitFor(/C2\r\n/);
-    expect(s2.tail).toMatch(/kept\r\n/);
+    expect(s2.text).toMatch(/kept\r\n/);
     again.kill();
   });
 });
 
-/** What the session sees of a page's WebSocket. */
-class FakeSocket extends EventEmitter {
-  readyState = 1;
-  bufferedAmount = 0;
-  binaryBytes = 0;
-  json: { type: string }[] = [];
-  send(data: Buffer | string, _opts?: unknown, cb?: () => void): void {
-    if (typeof data === "string") this.json.push(JSON.parse(data) as { type: string });
-    else this.binaryBytes += data.length;
-    cb?.();
-  }
-  close(): void {
-    this.readyState = 3;
-    this.emit("close");
-  }
-  pause(): void {}
-  resume(): void {}
-  message(m: unknown): void {
-    this.emit("message", Buffer.from(JSON.stringify(m)), false);
-  }
-}
-
 describe("terminal session flow control", () => {
-  function session(): TerminalSession {
-    const origin = {
-      turnId: "t" as TurnId,
-      turnIndex: 3,
-      taskId: "task" as TaskId,
-      taskName: "demo",
-      rolloutId: "r" as RolloutId,
-      checkpoint: { id: "c" as CheckpointId, backend: "local" as const, ref: "x", state: "live" as const },
-      workdir: "/work",
-      env: {},
-    };
-    return new TerminalSession(origin, sandbox, { idleMs: 60_000, maxTerminals: 4, graceMs: 60_000 }, () => undefined);
-  }
+  const session = () => terminalSession(sandbox, "local", "/work");
 
   it("a page that does not acknowledge receives a bounded amount; acknowledging lets more through", async () => {
     const s = session();
