@@ -11,7 +11,7 @@ import type { WebSocket } from "ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDockerDriver } from "@/server/sandbox/docker/docker-driver";
 import type { Sandbox, SandboxDriver } from "@/server/sandbox/types";
-import { FakeSocket, screen, terminalSession, type Tail } from "./terminal-fixtures";
+import { commandLines, FakeSocket, screen, terminalSession, type Tail } from "./terminal-fixtures";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const SCOPE = "integration-test-terminal";
@@ -27,11 +27,6 @@ async function sandbox(): Promise<Sandbox> {
   return s;
 }
 
-/** Every command line running in the sandbox (its own keep-alive process among them). */
-async function commandLines(s: Sandbox): Promise<string[]> {
-  const r = await s.exec("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done", { timeoutMs: 10_000 });
-  return r.stdout.split("\n").map((l) => l.trim());
-}
 
 let asked = 0;
 /** The size the shell's tty has now ("rows cols"), asked with `stty size`. */

@@ -44,6 +44,12 @@ export function screen(pty: PtySession): Tail {
   return t;
 }
 
+/** Every command line running in the sandbox: a test sends Ctrl-C only once its program runs, not while the shell still owns the terminal. */
+export async function commandLines(s: Sandbox): Promise<string[]> {
+  const r = await s.exec("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done", { timeoutMs: 10_000 });
+  return r.stdout.split("\n").map((l) => l.trim());
+}
+
 /** What a terminal session sees of a page's WebSocket: the JSON it was sent, and the output bytes. */
 export class FakeSocket extends EventEmitter {
   readyState = 1;

@@ -10,7 +10,7 @@ import type { WebSocket } from "ws";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLocalDriver } from "../../server/sandbox/local/local-driver";
 import type { Sandbox, SandboxDriver } from "../../server/sandbox/types";
-import { FakeSocket, screen, terminalSession } from "./terminal-fixtures";
+import { commandLines, FakeSocket, screen, terminalSession } from "./terminal-fixtures";
 
 let dataDir = "";
 let driver: SandboxDriver;
@@ -49,6 +49,8 @@ describe("local driver pty", () => {
     await s.waitFor(/[#$] $/);
     pty.write("sleep 100\n");
     await s.waitFor(/sleep 100\r\n/);
+    // Ctrl-C before the shell has handed the terminal to the program would be lost.
+    await expect.poll(() => commandLines(sandbox), { timeout: 10_000 }).toContain("sleep 100");
     pty.write("\x03");
     pty.write("echo AFTER$((1+1))\n");
     await s.waitFor(/AFTER2\r\n/, 5000);
