@@ -26,6 +26,8 @@ const ACK_EVERY_BYTES = 128 * 1024;
 const ACK_DELAY_MS = 40;
 /** Give up after about the server's grace period. */
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 5000, 5000, 5000, 5000];
+/** Keystrokes typed while reconnecting are sent once the terminal is back, up to this many characters. */
+const HELD_INPUT_CHARS = 64 * 1024;
 
 /**
  * One terminal's WebSocket: JSON control out, binary output in, acknowledgements of rendered
@@ -42,6 +44,10 @@ export class TerminalConnection {
   private attempt = 0;
   private closedByUs = false;
   private ended = false;
+  private attached = false;
+  private heldInput = "";
+  /** How many times a page's socket got `ready` (the first attach and every reattach). */
+  attaches = 0;
 
   constructor(
     private readonly target: ConnectionTarget,
@@ -74,8 +80,14 @@ export class TerminalConnection {
         this.attempt = 0;
         this.processed = 0;
         this.acked = 0;
+        this.attached = true;
+        this.attaches += 1;
         this.handlers.reset();
         this.handlers.state({ kind: "open", terminal: m.terminal });
+        if (this.heldInput) {
+          ws.send(JSON.stringify({ type: "input", data: this.heldInput }));
+          this.heldInput = "";
+        }
       } else if (m.type === "ended") {
         this.ended = true;
         this.handlers.state({ kind: "ended", reason: m.reason });
@@ -88,6 +100,7 @@ export class TerminalConnection {
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.attached = false;
       if (this.ended || this.closedByUs) return;
       if (!this.sessionId) {
         // Lost while the server was opening the terminal: retrying would open a second one.
@@ -113,7 +126,8 @@ export class TerminalConnection {
   }
 
   send(message: { type: "input"; data: string } | { type: "resize"; cols: number; rows: number } | { type: "save" } | { type: "close" } | { type: "ping" }): void {
-    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    if (this.attached && this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    else if (message.type === "input" && !this.ended) this.heldInput = (this.heldInput + message.data).slice(-HELD_INPUT_CHARS);
   }
 
   /** Drops the connection as a network failure would (the terminal reattaches). */

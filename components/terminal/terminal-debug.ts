@@ -2,6 +2,8 @@
 export interface TerminalDebugHandle {
   drop(): void;
   text(): string;
+  /** Times the page's socket attached (1 after opening, +1 per reattach). */
+  attaches(): number;
 }
 
 declare global {

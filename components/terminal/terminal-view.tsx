@@ -56,6 +56,7 @@ export function TerminalView({ target, active, onInfo, onRefused, onClose }: Ter
     let unregister = (): void => undefined;
     const debugHandle: TerminalDebugHandle = {
       drop: () => connection.drop(),
+      attaches: () => connection.attaches,
       text: () => {
         const buf = term.buffer.active;
         const lines: string[] = [];

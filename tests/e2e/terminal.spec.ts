@@ -166,9 +166,15 @@ test("a dropped connection reattaches and replays the output", async ({ page }) 
   await openOn(page, firstTurn);
   const session = await activeSession(page);
   await run(page, "echo before-drop", "BEFORE");
+  const attaches = (): Promise<number> => page.evaluate((id) => window.sproutTerminals?.get(id)?.attaches() ?? 0, session);
+  expect(await attaches()).toBe(1);
   await page.evaluate((id) => window.sproutTerminals?.get(id)?.drop(), session);
-  await expect(page.locator("section[data-terminal]:visible [data-testid=terminal-status]")).toHaveAttribute("data-state", "open", { timeout: 15_000 });
+  // Typed while the page reconnects: held and sent once the terminal is back, not lost.
+  await page.keyboard.type("echo typed-while-away\n");
+  await expect.poll(attaches, { timeout: 15_000 }).toBe(2);
+  await expect(page.locator("section[data-terminal]:visible [data-testid=terminal-status]")).toHaveAttribute("data-state", "open");
   await expect.poll(async () => (await screenText(page, session)).includes("BEFORE-42"), { timeout: 10_000 }).toBe(true);
+  await expect.poll(async () => (await screenText(page, session)).includes("\ntyped-while-away"), { timeout: 10_000 }).toBe(true);
   expect(await run(page, "echo after-drop", "AFTER")).toContain("after-drop");
   // A reload reattaches too (the session id is kept in sessionStorage).
   await page.reload();
