@@ -34,6 +34,7 @@ const overhead: number[] = [];
 const checkpointMs: number[] = [];
 let turns = 0;
 let loopMs = 0;
+const cpuStart = process.cpuUsage();
 for (let round = 0; round < ROUNDS; round++) {
   const ids = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => createRollout({ taskId: tasks[i % tasks.length]!.id, kind: "root", seed: round * 100 + i })));
   const started = performance.now();
@@ -47,6 +48,7 @@ for (let round = 0; round < ROUNDS; round++) {
   checkpointMs.push(...rows.map((r) => r.checkpointMs));
   process.stderr.write(`round ${round + 1}/${ROUNDS}: ${summaries.reduce((n, s) => n + s.overheadMs.length, 0)} turns, overhead p50 ${quantile(overhead, 0.5).toFixed(2)} ms\n`);
 }
+const cpu = process.cpuUsage(cpuStart);
 await driver.close();
 await client.$disconnect();
 fs.rmSync(dir, { recursive: true, force: true });
@@ -60,5 +62,8 @@ console.log(
     engine_overhead_p99_ms: Number(quantile(overhead, 0.99).toFixed(2)),
     checkpoint_in_loop_p50_ms: quantile(checkpointMs, 0.5),
     turns_per_s: Number((turns / (loopMs / 1000)).toFixed(1)),
+    // This process's CPU (engine, database, demo policy) per turn; the helper and the commands run elsewhere.
+    node_cpu_ms_per_turn: Number(((cpu.user + cpu.system) / 1000 / turns).toFixed(2)),
+    load_average: Number(os.loadavg()[0]!.toFixed(2)),
   }),
 );

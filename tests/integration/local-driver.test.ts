@@ -3,7 +3,7 @@
  * project's machines run) and the helper built by `node scripts/build-native.mjs`.
  */
 import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -309,6 +309,25 @@ describe("local driver", () => {
     expect((await driver.listCheckpoints()).map((x) => x.ref)).toEqual([c.ref]);
   });
 
+  it("leaves no dying memory cgroup behind a destroyed sandbox (they slow the kernel down)", async () => {
+    const memoryCgroups = (): number | null => {
+      const line = readFileSync("/proc/cgroups", "utf8").split("\n").find((l) => l.startsWith("memory\t"));
+      return line ? Number(line.split("\t")[2]) : null;
+    };
+    const warm = await driver.create({});
+    await warm.destroy();
+    const before = memoryCgroups();
+    if (before === null) return;
+    for (let i = 0; i < 12; i++) {
+      const sb = await driver.create({});
+      // Page cache charged to the sandbox's cgroup (here: a file kept in a checkpoint) is what keeps a removed one alive.
+      await sh(sb, `head -c 4000000 /dev/urandom > /tmp/cache-${i} && echo ok`);
+      await sb.checkpoint();
+      await sb.destroy();
+    }
+    expect(memoryCgroups()).toBeLessThanOrEqual(before + 2);
+  });
+
   it("keeps a 600-checkpoint chain mountable (squashed stacks)", async () => {
     const sb = await driver.create({});
     let first = "";
@@ -329,13 +348,35 @@ describe("local driver", () => {
     expect((await driver.readCheckpointFile(first, "/chain/f1"))?.toString()).toBe("1");
   }, 120_000);
 
+  it("ignores squashes made with another fanout and squashes a deep chain that lacks them on demand", async () => {
+    const sb = await driver.create({});
+    let last = "";
+    for (let i = 1; i <= 130; i++) {
+      await sb.writeFile(`/deep/f${i % 7}`, String(i));
+      last = (await sb.checkpoint()).ref;
+    }
+    await driver.close();
+    // What an older version left: its squashes covered blocks of 16 layers.
+    const squashes = path.join(dataDir, "squashes");
+    for (const d of await readdir(squashes)) await rm(path.join(squashes, d), { recursive: true, force: true });
+    const old = path.join(squashes, `${last}-L1`);
+    await mkdir(path.join(old, "d"), { recursive: true });
+    await writeFile(path.join(old, "meta.json"), JSON.stringify({ v: 1, top: last, level: 1, count: 16, createdAt: new Date().toISOString() }));
+    driver = await open();
+    expect(existsSync(old)).toBe(false);
+    // 130 layers are more than a mount takes unsquashed: restoring builds the squashes first.
+    const r = await driver.create({ fromCheckpoint: last });
+    expect(await sh(r, "cat /deep/f4 /deep/f0 /deep/f3")).toBe("130126129");
+    expect((await readdir(squashes)).filter((d) => !d.startsWith(".tmp-")).length).toBeGreaterThan(8);
+  }, 120_000);
+
   it("lists no deleted file after a squash merges its creation and deletion (no stray whiteouts)", async () => {
     const sb = await driver.create({});
     await sh(sb, "mkdir -p /fresh/pkg && echo a > /fresh/gone.py && echo b > /fresh/kept.py && echo c > /fresh/pkg/x.py");
     await sb.checkpoint();
     await sh(sb, "rm /fresh/gone.py /fresh/pkg/x.py");
     let last = "";
-    // Enough checkpoints for the first 16-layer block to be squashed in the background.
+    // Enough checkpoints for the first 4-layer blocks to be squashed in the background.
     for (let i = 0; i < 20; i++) {
       await sb.writeFile(`/elsewhere/n${i % 3}`, String(i));
       last = (await sb.checkpoint()).ref;

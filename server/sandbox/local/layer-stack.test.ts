@@ -21,24 +21,22 @@ describe("layer stack", () => {
 
   it("bounds the stack of a 600-checkpoint chain far below the kernel's 500", () => {
     const src = chain(600, true);
-    const s = stackSegments(src, "L600", 600);
-    expect(s).toEqual([
-      "L600", "L599", "L598", "L597", "L596", "L595", "L594", "L593",
-      "S592-1", "S576-1", "S560-1", "S544-1", "S528-1", "S512-2", "S256-2",
-    ]);
+    expect(stackSegments(src, "L600", 600)).toEqual(["S600-1", "S596-1", "S592-2", "S576-3", "S512-4", "S256-4"]);
+    expect(stackSegments(src, "L599", 599)).toEqual(["L599", "L598", "L597", "S596-1", "S592-2", "S576-3", "S512-4", "S256-4"]);
     let worst = 0;
     for (let d = 1; d <= 600; d++) worst = Math.max(worst, stackSegments(src, `L${d}`, d).length);
-    expect(worst).toBeLessThanOrEqual(45);
+    expect(worst).toBeLessThanOrEqual(18);
   });
 
   it("builds a level-2 squash from level-1 squashes only", () => {
-    const src = chain(256, true);
-    expect(stackSegments(src, "L256", 256, 1)).toHaveLength(16);
+    const src = chain(16, true);
+    expect(stackSegments(src, "L16", 16, 1)).toEqual(["S16-1", "S12-1", "S8-1", "S4-1"]);
   });
 
   it("schedules squashes at aligned depths", () => {
-    expect(squashLevelsEndingAt(15)).toEqual([]);
-    expect(squashLevelsEndingAt(16)).toEqual([1]);
-    expect(squashLevelsEndingAt(512)).toEqual([1, 2]);
+    expect(squashLevelsEndingAt(3)).toEqual([]);
+    expect(squashLevelsEndingAt(4)).toEqual([1]);
+    expect(squashLevelsEndingAt(16)).toEqual([1, 2]);
+    expect(squashLevelsEndingAt(512)).toEqual([1, 2, 3, 4]);
   });
 });

@@ -47,7 +47,8 @@ export class LayerStore {
     for (const entry of await readdir(path.join(this.dataDir, "squashes"))) {
       const full = path.join(this.dataDir, "squashes", entry);
       const meta = entry.startsWith(".tmp-") ? null : await readJson(path.join(full, "meta.json"), (v) => squashMetaSchema.safeParse(v));
-      if (!meta || `${meta.top}-L${meta.level}` !== entry) {
+      // A squash made with another fanout covers another block of layers: not usable (a deep chain gets new ones on demand).
+      if (!meta || `${meta.top}-L${meta.level}` !== entry || meta.count !== SQUASH_FANOUT ** meta.level) {
         await rm(full, { recursive: true, force: true });
         continue;
       }
@@ -84,7 +85,8 @@ export class LayerStore {
     const meta = this.get(ref);
     let dirs = this.stackOf(meta);
     if (dirs.length > MAX_STACK) {
-      await this.squashChain;
+      this.scheduleMissingSquashes(meta);
+      await this.idle();
       dirs = this.stackOf(meta);
       if (dirs.length > MAX_STACK) throw new SandboxError(`layer stack of ${ref} too deep (${dirs.length})`);
     }
@@ -135,6 +137,15 @@ export class LayerStore {
       bytes: m.bytes,
       createdAt: new Date(m.createdAt),
     }));
+  }
+
+  /** Squashes the chain below `meta` lacks (it predates them, or they were made for another fanout), oldest first. */
+  private scheduleMissingSquashes(meta: LayerMeta): void {
+    const missing: [string, number][] = [];
+    for (let cur: LayerMeta | undefined = meta; cur; cur = cur.parent ? this.layers.get(cur.parent) : undefined) {
+      for (const level of squashLevelsEndingAt(cur.depth)) if (!this.squashes.has(`${cur.id}:${level}`)) missing.push([cur.id, level]);
+    }
+    for (const [top, level] of missing.reverse()) this.scheduleSquash(top, level);
   }
 
   private scheduleSquash(top: string, level: number): void {
