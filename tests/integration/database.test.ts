@@ -11,7 +11,17 @@ import { seedDevelopmentData } from "@/server/dev/seed";
 import { listExperiments } from "@/server/experiments/experiment-store";
 import { getTask, listTasks } from "@/server/tasks/task-store";
 import { getTaskTree, getTreeSummaries } from "@/server/tree/get-task-tree";
-import type { TaskId } from "@/server/db/ids";
+import type { RolloutId, TaskId } from "@/server/db/ids";
+import { appendTurn, createRollout, type NewTurn } from "@/server/rollout/rollout-store";
+
+/** A turn that collides with index 0 of the rollout: its whole write must roll back. */
+function duplicateTurn(rolloutId: RolloutId, taskId: TaskId, ref: string): NewTurn {
+  return {
+    rolloutId, taskId, index: 0, parentId: null, author: "agent", tool: "bash", summary: "", exitCode: 0, isError: false, promptTokens: 1, completionTokens: 1,
+    modelMs: 0, execMs: 0, backend: "local", checkpoint: { ref, parentRef: null, bytesAdded: 0, durationMs: 0 },
+    parentCheckpointId: null, assistantMessage: "", toolCall: null, observation: "", messages: [],
+  };
+}
 
 /** The same scenario on both databases: the schema, migrations and stores must behave alike. */
 function scenario(name: string, setup: () => Promise<{ url: string; teardown: () => Promise<void> }>) {
@@ -79,6 +89,41 @@ function scenario(name: string, setup: () => Promise<{ url: string; teardown: ()
       await client.turn.update({ where: { id: turn.id }, data: { checkpointId: child.id } });
       const withLineage = await client.turn.findUniqueOrThrow({ where: { id: turn.id }, include: { checkpoint: { include: { parent: true } } } });
       expect(withLineage.checkpoint?.parent?.ref).toBe(`layer-${name}-1`);
+    });
+
+    it("persists a rollout's turn with its checkpoint, content and counters in one write", async () => {
+      const task = (await listTasks())[0]!;
+      const rolloutId = await createRollout({ taskId: task.id, kind: "root" });
+      const first = await appendTurn({
+        rolloutId, taskId: task.id, index: 0, parentId: null, author: "agent", tool: "bash", summary: "bash(ls)", exitCode: 0, isError: false,
+        promptTokens: 120, completionTokens: 30, modelMs: 5, execMs: 12, backend: "local",
+        checkpoint: { ref: `append-${name}-1`, parentRef: null, bytesAdded: 6_000_000_000, durationMs: 4.6 }, parentCheckpointId: null,
+        assistantMessage: "look first", toolCall: { id: "c1", name: "bash", arguments: '{"command":"ls"}' }, observation: "a\nb",
+        messages: [{ role: "assistant", content: "look first" }], logprobs: [{ token: "ls", logprob: -0.1 }],
+      });
+      const second = await appendTurn({
+        rolloutId, taskId: task.id, index: 1, parentId: first.turnId, author: "agent", tool: null, summary: "(no tool call)", exitCode: null, isError: true,
+        promptTokens: 150, completionTokens: 10, modelMs: 5, execMs: 0, backend: "local",
+        checkpoint: { ref: `append-${name}-2`, parentRef: `append-${name}-1`, bytesAdded: 0, durationMs: 3 },
+        assistantMessage: "", toolCall: null, observation: "error: no tool call", messages: [],
+      });
+      const turns = await client.turn.findMany({ where: { rolloutId }, orderBy: { index: "asc" }, include: { content: true, checkpoint: true } });
+      expect(turns.map((x) => [x.index, x.parentId, x.tool, x.exitCode, x.isError, x.checkpointMs])).toEqual([
+        [0, null, "bash", 0, false, 5],
+        [1, first.turnId, null, null, true, 3],
+      ]);
+      expect(turns[0]!.createdAt).toBeInstanceOf(Date);
+      expect(turns[0]!.content).toMatchObject({ observation: "a\nb", toolCall: '{"id":"c1","name":"bash","arguments":"{\\"command\\":\\"ls\\"}"}', logprobs: '[{"token":"ls","logprob":-0.1}]' });
+      expect(turns[1]!.content).toMatchObject({ toolCall: "null", logprobs: null, messages: "[]" });
+      expect(turns[0]!.checkpoint).toMatchObject({ id: first.checkpointId, ref: `append-${name}-1`, parentId: null, bytesAdded: 6_000_000_000n, state: "live", durationMs: 4.6 });
+      // Without the caller's parent row, the lineage parent is found by its ref.
+      expect(turns[1]!.checkpoint).toMatchObject({ id: second.checkpointId, parentId: first.checkpointId });
+      expect(await client.rollout.findUniqueOrThrow({ where: { id: rolloutId }, select: { steps: true, promptTokens: true, completionTokens: true } })).toEqual({
+        steps: 1, promptTokens: 270, completionTokens: 40,
+      });
+      await expect(appendTurn(duplicateTurn(rolloutId, task.id, `append-${name}-dup`))).rejects.toThrow();
+      expect(await client.turn.count({ where: { rolloutId } })).toBe(2);
+      expect(await client.checkpoint.count({ where: { ref: `append-${name}-dup` } })).toBe(0);
     });
 
     it("stores reviews and annotations with their turns", async () => {
