@@ -26,7 +26,7 @@ await migrate(url);
 const client = createDb(url);
 setDb(client);
 const { tasks, plans } = await syncBuiltinSuite();
-const driver = createLocalDriver({ dataDir: path.join(dir, "sandbox") });
+const driver = createLocalDriver({ dataDir: path.join(dir, "sandbox"), helpers: process.env.BENCH_HELPERS ? Number(process.env.BENCH_HELPERS) : undefined });
 await driver.init();
 const policy = createDemoPolicy({ plans, mistakeRate: 0 });
 

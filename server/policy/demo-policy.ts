@@ -59,9 +59,21 @@ function key(name: string, args: string): string {
   }
 }
 
-const refKey = (c: ReferenceCall) => {
-  const raw = toRaw(c, "");
-  return key(raw.name, raw.arguments);
+// The policy re-reads the whole context every turn: canonical keys are computed once per call object.
+const refKeys = new WeakMap<ReferenceCall, string>();
+const refKey = (c: ReferenceCall): string => {
+  let k = refKeys.get(c);
+  if (k === undefined) {
+    const raw = toRaw(c, "");
+    refKeys.set(c, (k = key(raw.name, raw.arguments)));
+  }
+  return k;
+};
+const callKeys = new WeakMap<object, string>();
+const callKey = (c: { function: { name: string; arguments: string } }): string => {
+  let k = callKeys.get(c);
+  if (k === undefined) callKeys.set(c, (k = key(c.function.name, c.function.arguments)));
+  return k;
 };
 
 /** Where the trajectory in `messages` stands in the plan. */
@@ -72,7 +84,7 @@ export function alignPosition(plan: SproutTaskFile, messages: readonly ChatMessa
     // A starting turn written by a reviewer is not one of the policy's own steps.
     if (m.role !== "assistant" || !m.tool_calls || m.content.startsWith(HINT_PREFIX)) continue;
     for (const c of m.tool_calls) {
-      const k = key(c.function.name, c.function.arguments);
+      const k = callKey(c);
       if (pos.mistake) {
         const expected = pos.mistake.m.actions[pos.mistake.next];
         if (expected && refKey(expected) === k) {

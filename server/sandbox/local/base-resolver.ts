@@ -31,7 +31,8 @@ function checkLowerPath(p: string): void {
 /** Turns a SandboxBase into overlay lower dirs, preparing masks and unpacked tarballs once. */
 export class BaseResolver {
   private readonly inflight = new Map<string, Promise<BaseInfo>>();
-  private readonly masks = new Map<string, Promise<void>>();
+  /** Per helper (each has its own mount namespace, where the masks live): base id -> mask made. */
+  private readonly masks = new Map<HelperClient, Map<string, Promise<void>>>();
 
   constructor(private readonly o: BaseResolverOptions) {}
 
@@ -77,15 +78,17 @@ export class BaseResolver {
     return info;
   }
 
-  /** Makes sure a base recorded in a checkpoint can be mounted by this process (host masks). */
-  ensure(info: BaseInfo): Promise<void> {
+  /** Makes sure a base recorded in a checkpoint can be mounted by a helper (host masks); by default the first. */
+  ensure(info: BaseInfo, helper: HelperClient = this.o.helper): Promise<void> {
     if (!info.id.startsWith("host-")) return Promise.resolve();
-    let p = this.masks.get(info.id);
+    let made = this.masks.get(helper);
+    if (!made) this.masks.set(helper, (made = new Map<string, Promise<void>>()));
+    let p = made.get(info.id);
     if (!p) {
       const tmp = `masks/.tmp-${info.id}-${randomBytes(4).toString("hex")}`;
-      p = this.o.helper.call(Op.mkmask, [tmp, `masks/${info.id}`, "/", ...(info.hidden ?? [])]).then(() => undefined);
-      this.masks.set(info.id, p);
-      p.catch(() => this.masks.delete(info.id));
+      p = helper.call(Op.mkmask, [tmp, `masks/${info.id}`, "/", ...(info.hidden ?? [])]).then(() => undefined);
+      made.set(info.id, p);
+      p.catch(() => made.delete(info.id));
     }
     return p;
   }

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { DriverUnavailableError, SandboxError } from "../errors";
@@ -31,6 +32,11 @@ export interface LocalDriverOptions {
   images?: Record<string, string>;
   /** The helper binary (default: native/build/sprout-sandboxd). */
   helperPath?: string;
+  /**
+   * Helper processes; each runs the sandboxes given to it one operation at a time (a checkpoint
+   * remounts for a few ms), so concurrent rollouts spread over several. Default: the CPU count, at most 4.
+   */
+  helpers?: number;
 }
 
 const DEFAULT_LIMITS: SandboxLimits = { memoryBytes: 2 * 1024 ** 3, pids: 1024, cpuSeconds: 3600, network: false };
@@ -47,15 +53,26 @@ const sandboxPath = z.string().refine((p) => p.startsWith("/") && !p.includes("\
 export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const dataDir = path.resolve(options.dataDir);
   const cgroupPrefix = `sprout-local-${createHash("sha256").update(dataDir).digest("hex").slice(0, 12)}`;
-  const helper = new HelperClient({
-    dataDir,
-    cgroupPrefix,
-    diskReserveBytes: options.diskReserveBytes ?? 1024 ** 3,
-    binaryPath: options.helperPath,
-  });
+  const count = z.number().int().min(1).max(16).parse(options.helpers ?? Math.min(4, os.availableParallelism()));
+  // Each helper has its own mount namespace (and so its own host-base masks) and its own cgroups.
+  const helpers = Array.from(
+    { length: count },
+    (_, i) =>
+      new HelperClient({
+        dataDir,
+        cgroupPrefix: `${cgroupPrefix}/h${i}`,
+        diskReserveBytes: options.diskReserveBytes ?? 1024 ** 3,
+        binaryPath: options.helperPath,
+      }),
+  );
+  // Work on stored checkpoints (squashes, reads, diffs) goes to the first helper.
+  const helper = helpers[0]!;
   const store = new LayerStore(dataDir, helper);
   const bases = new BaseResolver({ dataDir, helper, hiddenPaths: options.hiddenPaths ?? [], images: options.images ?? {} });
   const live = new Set<LocalSandbox>();
+  const load = new Map<HelperClient, number>(helpers.map((h) => [h, 0]));
+  /** The helper with the fewest live sandboxes. */
+  const pickHelper = (): HelperClient => helpers.reduce((a, b) => ((load.get(b) ?? 0) < (load.get(a) ?? 0) ? b : a));
   let ready: Promise<void> | null = null;
   const pidFile = path.join(dataDir, "owner.pid");
 
@@ -72,8 +89,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       if (e.startsWith(".tmp-")) await rm(path.join(dataDir, "bases", e), { recursive: true, force: true });
     }
     await rm(path.join(dataDir, ".mnt"), { recursive: true, force: true });
-    await helper.start();
-    await helper.call(Op.cgCleanup, []);
+    await Promise.all(
+      helpers.map(async (h) => {
+        await h.start();
+        await h.call(Op.cgCleanup, []);
+      }),
+    );
     await store.load();
   }
 
@@ -97,18 +118,21 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       let base;
       let lowers: string[];
       const parentRef = o.fromCheckpoint ?? null;
+      const sandboxHelper = pickHelper();
       if (parentRef) {
         base = store.baseOf(parentRef);
+        // Squashes of the chain, which lowersFor may wait for, run on the first helper.
         await bases.ensure(base);
         lowers = await store.lowersFor(parentRef, true);
       } else {
         base = await bases.resolve(o.base ?? { kind: "host" });
         lowers = base.lowers;
       }
+      await bases.ensure(base, sandboxHelper);
       const id = `s${randomBytes(6).toString("hex")}`;
       const maxDisk = options.maxDiskBytesPerSandbox ?? 10 * 1024 ** 3;
       try {
-        await helper.call(Op.create, [
+        await sandboxHelper.call(Op.create, [
           id,
           `sandboxes/${id}`,
           lowers.join(":"),
@@ -126,7 +150,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       const sandbox = new LocalSandbox({
         id,
         dataDir,
-        helper,
+        helper: sandboxHelper,
         store,
         base,
         parentRef,
@@ -136,11 +160,14 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
         defaultTimeoutMs: options.defaultTimeoutMs ?? 10 * 60_000,
         defaultMaxOutputBytes: options.defaultMaxOutputBytes ?? 1024 ** 2,
         maxFileBytes: maxDisk,
-        onGone: (s) => live.delete(s),
+        onGone: (s) => {
+          if (live.delete(s)) load.set(sandboxHelper, (load.get(sandboxHelper) ?? 1) - 1);
+        },
       });
       live.add(sandbox);
+      load.set(sandboxHelper, (load.get(sandboxHelper) ?? 0) + 1);
       try {
-        if (workdir !== "/") await helper.call(Op.mkdirp, [id, workdir]);
+        if (workdir !== "/") await sandboxHelper.call(Op.mkdirp, [id, workdir]);
         if (o.labels) await writeFile(path.join(dataDir, "sandboxes", id, "labels.json"), JSON.stringify(o.labels));
       } catch (e) {
         await sandbox.destroy();
@@ -185,7 +212,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       if (!ready) return;
       await Promise.allSettled([...live].map((s) => s.destroy()));
       store.stop();
-      await helper.stop();
+      await Promise.all(helpers.map((h) => h.stop()));
       ready = null;
       await rm(pidFile, { force: true });
       claimedInThisProcess.delete(pidFile);
