@@ -20,6 +20,25 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 };
 
+/** CPU time (ms) of this process's sandbox helpers so far, their own work only (not the commands they fork). */
+function helperCpu(): number {
+  const tick = 1000 / 100; // USER_HZ
+  let ms = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat = "";
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (comm !== "sprout-sandboxd" || Number(fields[1]) !== process.pid) continue;
+    ms += (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return ms;
+}
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sprout-bench-rollout-"));
 const url = `file:${dir}/sprout.db`;
 await migrate(url);
@@ -35,6 +54,7 @@ const checkpointMs: number[] = [];
 let turns = 0;
 let loopMs = 0;
 const cpuStart = process.cpuUsage();
+const helperCpuStart = helperCpu();
 for (let round = 0; round < ROUNDS; round++) {
   const ids = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => createRollout({ taskId: tasks[i % tasks.length]!.id, kind: "root", seed: round * 100 + i })));
   const started = performance.now();
@@ -49,6 +69,7 @@ for (let round = 0; round < ROUNDS; round++) {
   process.stderr.write(`round ${round + 1}/${ROUNDS}: ${summaries.reduce((n, s) => n + s.overheadMs.length, 0)} turns, overhead p50 ${quantile(overhead, 0.5).toFixed(2)} ms\n`);
 }
 const cpu = process.cpuUsage(cpuStart);
+const helperCpuMs = helperCpu() - helperCpuStart;
 await driver.close();
 await client.$disconnect();
 fs.rmSync(dir, { recursive: true, force: true });
@@ -64,6 +85,8 @@ console.log(
     turns_per_s: Number((turns / (loopMs / 1000)).toFixed(1)),
     // This process's CPU (engine, database, demo policy) per turn; the helper and the commands run elsewhere.
     node_cpu_ms_per_turn: Number(((cpu.user + cpu.system) / 1000 / turns).toFixed(2)),
+    // The helpers' CPU per turn (checkpoints, mounts, dispatching commands), kernel time included.
+    helper_cpu_ms_per_turn: Number((helperCpuMs / turns).toFixed(2)),
     load_average: Number(os.loadavg()[0]!.toFixed(2)),
   }),
 );

@@ -1325,25 +1325,6 @@ static void op_statmany(req_t *r) {
 
 /* ---------- checkpoint ---------- */
 
-static void rm_rf_at(int parent, const char *name) {
-  int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0) {
-    DIR *d = fdopendir(fd);
-    if (d) {
-      struct dirent *e;
-      while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        if (e->d_type == DT_DIR) rm_rf_at(fd, e->d_name);
-        else unlinkat(fd, e->d_name, 0);
-      }
-      closedir(d);
-    } else {
-      close(fd);
-    }
-  }
-  if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno == ENOTDIR) unlinkat(parent, name, 0);
-}
-
 /* args: id, tmpLayerDir, finalLayerDir, metaJson, newLower (with the new layer on top), newUpperName */
 /* Puts a new overlay at /r of a sandbox whose init (and /proc0) live on. */
 static int attach_root(sandbox_t *sb, int mfd, char *err, size_t errn) {
@@ -1429,10 +1410,9 @@ static void op_checkpoint(req_t *r) {
   if (renameat(dfd, sb->upper, dfd, p) < 0) return reply_err(r->id, errno, "rename upper: %s", strerror(errno));
   if (renameat(dfd, r->a[1], dfd, r->a[2]) < 0) return reply_err(r->id, errno, "rename layer: %s", strerror(errno));
   TRACE("ckpt.renames", t);
-  /* A volatile overlay leaves its workdir marked; the next mount gets a fresh one and the old one
-   * is removed after the reply, off the latency path. */
-  char oldwork[PATH_MAX];
-  snprintf(oldwork, sizeof oldwork, "%s", sb->work);
+  /* A volatile overlay leaves its workdir marked, so the next mount gets a fresh one. The old one (a
+   * few empty dirs) stays until the sandbox's dir is removed: removing it here took ~3 ms on average
+   * (ext4 with online discard), during which this helper served no other sandbox. */
   snprintf(sb->upper, sizeof sb->upper, "%s/%s", sb->dir, r->a[5]);
   snprintf(sb->work, sizeof sb->work, "%s/w%s", sb->dir, r->a[5]);
   if (mkdirat(dfd, sb->upper, 0755) < 0 || mkdirat(dfd, sb->work, 0700) < 0)
@@ -1467,7 +1447,6 @@ static void op_checkpoint(req_t *r) {
   resp_num((long long)u.apparent);
   resp_str(err);
   resp_send(r->id, 0);
-  rm_rf_at(dfd, oldwork);
 }
 
 static void op_destroy(req_t *r) {
