@@ -32,6 +32,7 @@ const schema = z
       .optional()
       .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
     SPROUT_DRIVER: z.enum(["local", "docker"]).default("local"),
+    SPROUT_LOCAL_HELPERS: z.coerce.number().int().min(1).max(16).optional(),
     SPROUT_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     SPROUT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
     SPROUT_POLICY: z.enum(["demo", "openai"]).default("demo"),

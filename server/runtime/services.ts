@@ -18,7 +18,7 @@ const services: Partial<Services> = singleton("services", (): Partial<Services> 
 /** The sandbox driver SPROUT_DRIVER names, initialised once (which also cleans up leftovers of an earlier process). */
 export function sandboxDriver(): Promise<SandboxDriver> {
   services.driver ??= (async () => {
-    const driver = createDriver({ driver: env().SPROUT_DRIVER, dataDir: env().dataDir });
+    const driver = createDriver({ driver: env().SPROUT_DRIVER, dataDir: env().dataDir, localHelpers: env().SPROUT_LOCAL_HELPERS });
     await driver.init();
     return driver;
   })();

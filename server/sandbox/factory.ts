@@ -11,13 +11,15 @@ export interface DriverSettings {
   driver: DriverName;
   /** the project's data directory; the local driver keeps layers under <dataDir>/sandbox */
   dataDir: string;
+  /** the local driver's helper processes (default: the CPU count, at most 4) */
+  localHelpers?: number;
 }
 
 /** The driver the settings name (SPROUT_DRIVER). */
 export function createDriver(settings: DriverSettings): SandboxDriver {
   switch (settings.driver) {
     case "local":
-      return createLocalDriver({ dataDir: path.join(settings.dataDir, "sandbox") });
+      return createLocalDriver({ dataDir: path.join(settings.dataDir, "sandbox"), helpers: settings.localHelpers });
     case "docker":
       return createDockerDriver({});
     default:
