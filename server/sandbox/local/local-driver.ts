@@ -71,8 +71,17 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const bases = new BaseResolver({ dataDir, helper, hiddenPaths: options.hiddenPaths ?? [], images: options.images ?? {} });
   const live = new Set<LocalSandbox>();
   const load = new Map<HelperClient, number>(helpers.map((h) => [h, 0]));
-  /** The helper with the fewest live sandboxes. */
-  const pickHelper = (): HelperClient => helpers.reduce((a, b) => ((load.get(b) ?? 0) < (load.get(a) ?? 0) ? b : a));
+  /** The helper with the fewest sandboxes (counted from the moment one is picked, so that concurrent creates spread). */
+  const reserveHelper = (): { helper: HelperClient; release: () => void } => {
+    const picked = helpers.reduce((a, b) => ((load.get(b) ?? 0) < (load.get(a) ?? 0) ? b : a));
+    load.set(picked, (load.get(picked) ?? 0) + 1);
+    let held = true;
+    const release = () => {
+      if (held) load.set(picked, (load.get(picked) ?? 1) - 1);
+      held = false;
+    };
+    return { helper: picked, release };
+  };
   let ready: Promise<void> | null = null;
   const pidFile = path.join(dataDir, "owner.pid");
 
@@ -106,6 +115,56 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     return ready;
   }
 
+  /** Mounts a sandbox's filesystem (a base, or a checkpoint's layers) and starts it on `helper`. */
+  async function createOn(
+    helper: HelperClient,
+    o: CreateSandboxOptions,
+    parentRef: string | null,
+    limits: SandboxLimits,
+    workdir: string,
+    release: () => void,
+  ): Promise<LocalSandbox> {
+    let base;
+    let lowers: string[];
+    if (parentRef) {
+      base = store.baseOf(parentRef);
+      // Squashes of the chain, which lowersFor may wait for, run on the first helper.
+      await bases.ensure(base);
+      lowers = await store.lowersFor(parentRef, true);
+    } else {
+      base = await bases.resolve(o.base ?? { kind: "host" });
+      lowers = base.lowers;
+    }
+    await bases.ensure(base, helper);
+    const id = `s${randomBytes(6).toString("hex")}`;
+    const maxDisk = options.maxDiskBytesPerSandbox ?? 10 * 1024 ** 3;
+    try {
+      await helper.call(Op.create, [id, `sandboxes/${id}`, lowers.join(":"), "sandbox", limits.network ? 1 : 0, limits.memoryBytes, limits.pids, maxDisk]);
+    } catch (e) {
+      await rm(path.join(dataDir, "sandboxes", id), { recursive: true, force: true });
+      if (e instanceof HelperError && parentRef) throw new SandboxError(`cannot restore ${parentRef}: ${e.message}`);
+      throw e;
+    }
+    return new LocalSandbox({
+      id,
+      dataDir,
+      helper,
+      store,
+      base,
+      parentRef,
+      limits,
+      workdir,
+      env: o.env ?? {},
+      defaultTimeoutMs: options.defaultTimeoutMs ?? 10 * 60_000,
+      defaultMaxOutputBytes: options.defaultMaxOutputBytes ?? 1024 ** 2,
+      maxFileBytes: maxDisk,
+      onGone: (s) => {
+        live.delete(s);
+        release();
+      },
+    });
+  }
+
   const driver: SandboxDriver = {
     name: "local",
 
@@ -115,60 +174,19 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       await ensureInit();
       const limits = limitsSchema.parse({ ...DEFAULT_LIMITS, ...options.defaultLimits, ...o.limits });
       const workdir = sandboxPath.parse(o.workdir ?? "/");
-      let base;
-      let lowers: string[];
       const parentRef = o.fromCheckpoint ?? null;
-      const sandboxHelper = pickHelper();
-      if (parentRef) {
-        base = store.baseOf(parentRef);
-        // Squashes of the chain, which lowersFor may wait for, run on the first helper.
-        await bases.ensure(base);
-        lowers = await store.lowersFor(parentRef, true);
-      } else {
-        base = await bases.resolve(o.base ?? { kind: "host" });
-        lowers = base.lowers;
-      }
-      await bases.ensure(base, sandboxHelper);
-      const id = `s${randomBytes(6).toString("hex")}`;
-      const maxDisk = options.maxDiskBytesPerSandbox ?? 10 * 1024 ** 3;
+      const { helper: sandboxHelper, release } = reserveHelper();
+      let sandbox: LocalSandbox;
       try {
-        await sandboxHelper.call(Op.create, [
-          id,
-          `sandboxes/${id}`,
-          lowers.join(":"),
-          "sandbox",
-          limits.network ? 1 : 0,
-          limits.memoryBytes,
-          limits.pids,
-          maxDisk,
-        ]);
+        sandbox = await createOn(sandboxHelper, o, parentRef, limits, workdir, release);
       } catch (e) {
-        await rm(path.join(dataDir, "sandboxes", id), { recursive: true, force: true });
-        if (e instanceof HelperError && parentRef) throw new SandboxError(`cannot restore ${parentRef}: ${e.message}`);
+        release();
         throw e;
       }
-      const sandbox = new LocalSandbox({
-        id,
-        dataDir,
-        helper: sandboxHelper,
-        store,
-        base,
-        parentRef,
-        limits,
-        workdir,
-        env: o.env ?? {},
-        defaultTimeoutMs: options.defaultTimeoutMs ?? 10 * 60_000,
-        defaultMaxOutputBytes: options.defaultMaxOutputBytes ?? 1024 ** 2,
-        maxFileBytes: maxDisk,
-        onGone: (s) => {
-          if (live.delete(s)) load.set(sandboxHelper, (load.get(sandboxHelper) ?? 1) - 1);
-        },
-      });
       live.add(sandbox);
-      load.set(sandboxHelper, (load.get(sandboxHelper) ?? 0) + 1);
       try {
-        if (workdir !== "/") await sandboxHelper.call(Op.mkdirp, [id, workdir]);
-        if (o.labels) await writeFile(path.join(dataDir, "sandboxes", id, "labels.json"), JSON.stringify(o.labels));
+        if (workdir !== "/") await sandboxHelper.call(Op.mkdirp, [sandbox.id, workdir]);
+        if (o.labels) await writeFile(path.join(dataDir, "sandboxes", sandbox.id, "labels.json"), JSON.stringify(o.labels));
       } catch (e) {
         await sandbox.destroy();
         throw e;
