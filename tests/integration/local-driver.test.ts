@@ -321,7 +321,8 @@ describe("local driver", () => {
     for (let i = 0; i < 12; i++) {
       const sb = await driver.create({});
       // Page cache charged to the sandbox's cgroup (here: a file kept in a checkpoint) is what keeps a removed one alive.
-      await sh(sb, `head -c 4000000 /dev/urandom > /tmp/cache-${i} && echo ok`);
+      // Small groups are reused; one that holds more than a new sandbox's smallest limit is uncharged and removed.
+      await sh(sb, `head -c ${i === 0 ? 40_000_000 : 4_000_000} /dev/urandom > /tmp/cache-${i} && echo ok`);
       await sb.checkpoint();
       await sb.destroy();
     }

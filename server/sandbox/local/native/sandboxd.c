@@ -495,6 +495,10 @@ static void cg_take(char *out, size_t n) {
   else snprintf(out, n, "c%u", ++cg_seq);
 }
 
+/* Below the smallest memory limit a sandbox can have (16 MiB): a reused group never needs reclaim
+ * before its new limit can be set. A group holding more is uncharged and removed instead. */
+#define CG_REUSE_MAX_CHARGE (16ull << 20)
+
 static void cg_release(const char *cg) {
   char p[PATH_MAX], b[64];
   int empty = 1;
@@ -502,7 +506,9 @@ static void cg_release(const char *cg) {
     cg_path(p, sizeof p, CG_CTRLS[i], cg, "cgroup.procs");
     if (read_file(p, b, sizeof b) != 0) empty = 0;
   }
-  if (empty && n_cg_free < MAX_CG_FREE) {
+  cg_path(p, sizeof p, "memory", cg, "memory.usage_in_bytes");
+  int small = read_file(p, b, sizeof b) > 0 && strtoull(b, NULL, 10) < CG_REUSE_MAX_CHARGE;
+  if (empty && small && n_cg_free < MAX_CG_FREE) {
     snprintf(cg_free[n_cg_free++], sizeof cg_free[0], "%s", cg);
     return;
   }
