@@ -11,7 +11,7 @@ export interface DriverSettings {
   driver: DriverName;
   /** the project's data directory; the local driver keeps layers under <dataDir>/sandbox */
   dataDir: string;
-  /** the local driver's helper processes (default: the CPU count, at most 4) */
+  /** the local driver's helper processes (default: one per two CPUs, at most 4) */
   localHelpers?: number;
 }
 

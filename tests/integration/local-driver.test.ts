@@ -2,6 +2,7 @@
  * The local driver against real overlayfs, namespaces and cgroups. Needs root (as CI and the
  * project's machines run) and the helper built by `node scripts/build-native.mjs`.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -327,6 +328,26 @@ describe("local driver", () => {
       await sb.destroy();
     }
     expect(memoryCgroups()).toBeLessThanOrEqual(before + 2);
+  });
+
+  it("spreads sandboxes created at once over several helpers, each able to restore any checkpoint", async () => {
+    await driver.close();
+    driver = await open({ helpers: 2 });
+    const helperPids = (): number[] =>
+      execFileSync("pgrep", ["-P", String(process.pid), "-x", "sprout-sandboxd"], { encoding: "utf8" }).trim().split("\n").map(Number);
+    const children = (pid: number): number => Number(execFileSync("sh", ["-c", `pgrep -P ${pid} | wc -l`], { encoding: "utf8" }).trim());
+    const first = await driver.create({});
+    await first.writeFile("/data/x", "from the first helper");
+    const ref = (await first.checkpoint()).ref;
+    await first.destroy();
+    const pids = helperPids();
+    expect(pids).toHaveLength(2);
+    await expect.poll(() => pids.map(children).join(","), { timeout: 5000 }).toBe("2,2"); // each one's ready-made shells
+    // Two restores at once land on different helpers: each has one more process, the sandbox's init.
+    const [a, b] = await Promise.all([driver.create({ fromCheckpoint: ref }), driver.create({ fromCheckpoint: ref })]);
+    await expect.poll(() => pids.map(children).join(","), { timeout: 5000 }).toBe("3,3");
+    expect(await sh(a, "cat /data/x")).toBe("from the first helper");
+    expect(await sh(b, "cat /data/x")).toBe("from the first helper");
   });
 
   it("keeps a 600-checkpoint chain mountable (squashed stacks)", async () => {
