@@ -278,6 +278,24 @@ describe("local driver", () => {
     expect(await sh(sb, "ps -eo comm= | grep -c sleep || true")).toBe("0\n");
   });
 
+  it("checkpoints a turn that changed nothing as an empty layer, and the sandbox goes on", async () => {
+    const sb = await driver.create({});
+    await sb.writeFile("/work/a", "first");
+    const c1 = await sb.checkpoint();
+    expect(await sh(sb, "cat /work/a; ls /work")).toBe("firsta\n");
+    const c2 = await sb.checkpoint();
+    expect(c2).toMatchObject({ parentRef: c1.ref, bytesAdded: 0 });
+    await sh(sb, "echo second > /work/b");
+    const c3 = await sb.checkpoint();
+    expect(c3.parentRef).toBe(c2.ref);
+    expect(c3.bytesAdded).toBeGreaterThan(0);
+    const at2 = await driver.create({ fromCheckpoint: c2.ref });
+    expect(await sh(at2, "ls /work")).toBe("a\n");
+    const at3 = await driver.create({ fromCheckpoint: c3.ref });
+    expect(await sh(at3, "cat /work/a /work/b")).toBe("firstsecond\n");
+    expect(await driver.changes(c2.ref, c1.ref)).toEqual([]);
+  });
+
   it("rejects unknown, malformed, corrupt and missing checkpoints", async () => {
     await expect(driver.create({ fromCheckpoint: "0123456789abcdef" })).rejects.toBeInstanceOf(CheckpointNotFoundError);
     await expect(driver.create({ fromCheckpoint: "../../etc" })).rejects.toBeInstanceOf(CheckpointNotFoundError);
