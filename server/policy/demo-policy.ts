@@ -60,21 +60,19 @@ function key(name: string, args: string): string {
 }
 
 // The policy re-reads the whole context every turn: canonical keys are computed once per call object.
-const refKeys = new WeakMap<ReferenceCall, string>();
-const refKey = (c: ReferenceCall): string => {
-  let k = refKeys.get(c);
-  if (k === undefined) {
-    const raw = toRaw(c, "");
-    refKeys.set(c, (k = key(raw.name, raw.arguments)));
-  }
-  return k;
-};
-const callKeys = new WeakMap<object, string>();
-const callKey = (c: { function: { name: string; arguments: string } }): string => {
-  let k = callKeys.get(c);
-  if (k === undefined) callKeys.set(c, (k = key(c.function.name, c.function.arguments)));
-  return k;
-};
+function memoized<T extends object>(compute: (o: T) => string): (o: T) => string {
+  const cache = new WeakMap<T, string>();
+  return (o) => {
+    let k = cache.get(o);
+    if (k === undefined) cache.set(o, (k = compute(o)));
+    return k;
+  };
+}
+const refKey = memoized<ReferenceCall>((c) => {
+  const raw = toRaw(c, "");
+  return key(raw.name, raw.arguments);
+});
+const callKey = memoized<{ function: { name: string; arguments: string } }>((c) => key(c.function.name, c.function.arguments));
 
 /** Where the trajectory in `messages` stands in the plan. */
 export function alignPosition(plan: SproutTaskFile, messages: readonly ChatMessage[]): Position {

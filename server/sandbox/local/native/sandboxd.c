@@ -1390,6 +1390,15 @@ static int dir_is_empty(const char *rel) {
   return empty;
 }
 
+/* A checkpoint's answer: bytes stored (disk blocks), apparent bytes, and why the sandbox could not go on ("" when it can). */
+static void reply_checkpoint(uint32_t id, const usage_t *u, const char *err) {
+  resp_begin();
+  resp_num((long long)u->blocks_bytes);
+  resp_num((long long)u->apparent);
+  resp_str(err);
+  resp_send(id, 0);
+}
+
 static void op_checkpoint(req_t *r) {
   if (r->nargs < 6) return reply_err(r->id, EINVAL, "checkpoint: bad args");
   sandbox_t *sb = find_sb(r->a[0]);
@@ -1416,12 +1425,7 @@ static void op_checkpoint(req_t *r) {
         renameat(dfd, r->a[1], dfd, r->a[2]) < 0)
       return reply_err(r->id, errno, "empty layer %s: %s", r->a[1], strerror(errno));
     TRACE("ckpt.unchanged", t0);
-    resp_begin();
-    resp_num(0);
-    resp_num(0);
-    resp_str("");
-    resp_send(r->id, 0);
-    return;
+    return reply_checkpoint(r->id, &none, "");
   }
   if (!only_init) kill_init(sb);
   if (sb->rootfd >= 0) close(sb->rootfd), sb->rootfd = -1;
@@ -1486,11 +1490,7 @@ static void op_checkpoint(req_t *r) {
   }
   TRACE("ckpt.init", t);
   TRACE("ckpt.total", t0);
-  resp_begin();
-  resp_num((long long)u.blocks_bytes);
-  resp_num((long long)u.apparent);
-  resp_str(err);
-  resp_send(r->id, 0);
+  reply_checkpoint(r->id, &u, err);
 }
 
 static void op_destroy(req_t *r) {
