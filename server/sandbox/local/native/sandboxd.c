@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/fs.h>
 #include <termios.h>
 
 #define MAX_SANDBOXES 1024
@@ -988,6 +989,21 @@ static void sb_release(sandbox_t *sb) {
 static int attach_root(sandbox_t *sb, int mfd, char *err, size_t errn);
 
 /* args: id, dir, lower, hostname, net, memBytes, pids, diskBytes */
+/* Spread this dir's subdirs over the disk (ext4's Orlov "top of hierarchy" hint; other filesystems
+ * ignore it). Without a journal, ext4 skips inodes freed in the last minute or more when it picks a
+ * new one, one buffer lookup each, and it looks in the parent's group first: where sandboxes churn
+ * (overlay's mount probes alone free ~4 inodes per remount), every mkdir or create then cost
+ * 0.2-0.8 ms of kernel CPU, measured. Fresh groups keep it at tens of microseconds. */
+static void spread_subdirs(const char *rel) {
+  int fd = openat(dfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0;
+  if (fd < 0) return;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 && !(fl & FS_TOPDIR_FL)) {
+    fl |= FS_TOPDIR_FL;
+    ioctl(fd, FS_IOC_SETFLAGS, &fl);
+  }
+  close(fd);
+}
+
 static void op_create(req_t *r) {
   if (r->nargs < 8) return reply_err(r->id, EINVAL, "create: bad args");
   if (find_sb(r->a[0])) return reply_err(r->id, EEXIST, "sandbox exists");
@@ -1015,6 +1031,7 @@ static void op_create(req_t *r) {
     sb->used = 0;
     return reply_err(r->id, e, "create dirs: %s", strerror(e));
   }
+  spread_subdirs(sb->dir);
   int mfd = make_overlay(r->a[2], sb->upper, sb->work, err, sizeof err);
   TRACE("create.mount", t0);
   if (mfd < 0) {
@@ -2379,6 +2396,8 @@ int main(int argc, char **argv) {
     }
   }
   mkdirat(dfd, ".shell", 0700);
+  spread_subdirs("layers");
+  spread_subdirs("sandboxes");
   self_mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
   self_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
   fchdir(dfd);
