@@ -221,7 +221,7 @@ export async function runRollout(id: RolloutId, options: RunRolloutOptions): Pro
         if (parsed.ok) {
           // The command runs on the state the previous turn's checkpoint froze.
           await inFlight?.checkpointed;
-          observation = await executeTool(sandbox, parsed.call, toolLimits);
+          observation = await executeTool(sandbox, parsed.call, toolLimits, { checkpointAfter: true });
           summary = summarizeToolCall(parsed.call);
         } else {
           observation = { text: parsed.error, exitCode: null, isError: true, submitted: false, execMs: 0 };

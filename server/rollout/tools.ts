@@ -167,7 +167,13 @@ function truncated(text: string, wasTruncated: boolean, cap: number): string {
 }
 
 /** Run one tool call in the sandbox and describe what happened, as the agent will read it. */
-export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: ToolLimits = DEFAULT_TOOL_LIMITS): Promise<Observation> {
+export async function executeTool(
+  sandbox: Sandbox,
+  call: ToolCall,
+  limits: ToolLimits = DEFAULT_TOOL_LIMITS,
+  /** The caller checkpoints after the tool: its last command may hand the driver that checkpoint early. */
+  { checkpointAfter = false }: { checkpointAfter?: boolean } = {},
+): Promise<Observation> {
   const started = performance.now();
   const done = (text: string, exitCode: number | null, isError: boolean, submitted = false): Observation => ({
     text,
@@ -180,7 +186,7 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
     switch (call.tool) {
       case "bash": {
         const timeoutMs = call.timeout_sec ? call.timeout_sec * 1000 : limits.defaultTimeoutMs;
-        const r = await sandbox.exec(["/bin/bash", "-c", call.command], { cwd: limits.workdir, timeoutMs, maxOutputBytes: limits.maxOutputBytes });
+        const r = await sandbox.exec(["/bin/bash", "-c", call.command], { cwd: limits.workdir, timeoutMs, maxOutputBytes: limits.maxOutputBytes, checkpointAfter });
         const parts = [truncated(r.stdout, r.stdoutTruncated, limits.maxOutputBytes)];
         if (r.stderr) parts.push(truncated(r.stderr, r.stderrTruncated, limits.maxOutputBytes));
         const body = parts.filter(Boolean).join("\n").trimEnd();
@@ -190,7 +196,7 @@ export async function executeTool(sandbox: Sandbox, call: ToolCall, limits: Tool
       case "view": {
         const [first, last] = call.view_range ?? [1, -1];
         const script = `if [ -d ${quote(call.path)} ]; then find ${quote(call.path)} -maxdepth 2 -not -path '*/.*' | sort; elif [ -f ${quote(call.path)} ]; then awk -v a=${first} -v b=${last} 'NR>=a && (b<0 || NR<=b) { printf "%6d\\t%s\\n", NR, $0 }' ${quote(call.path)}; else echo "error: ${call.path.replace(/["`$\\]/g, "")} does not exist" >&2; exit 1; fi`;
-        const r = await sandbox.exec(["/bin/bash", "-c", script], { cwd: limits.workdir, timeoutMs: 30_000, maxOutputBytes: limits.maxOutputBytes });
+        const r = await sandbox.exec(["/bin/bash", "-c", script], { cwd: limits.workdir, timeoutMs: 30_000, maxOutputBytes: limits.maxOutputBytes, checkpointAfter });
         if (r.exitCode !== 0) return done(r.stderr.trim() || `error: cannot view ${call.path}`, r.exitCode, true);
         return done(truncated(r.stdout, r.stdoutTruncated, limits.maxOutputBytes).trimEnd() || "(empty file)", 0, false);
       }

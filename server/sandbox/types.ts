@@ -46,6 +46,12 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Cap for each of stdout and stderr; the rest is dropped and `truncated` set. */
   maxOutputBytes?: number;
+  /**
+   * The caller checkpoints right after this command (a rollout's turn). A driver may start that
+   * checkpoint the moment the command ends; the sandbox's next checkpoint() then returns it, unless
+   * another operation came in between. The local driver does; others checkpoint when asked.
+   */
+  checkpointAfter?: boolean;
 }
 
 export interface ExecResult {

@@ -296,6 +296,33 @@ describe("local driver", () => {
     expect(await driver.changes(c2.ref, c1.ref)).toEqual([]);
   });
 
+  it("starts a checkpoint sent behind a command when the command ends, and only a later operation makes it stale", async () => {
+    const sb = await driver.create({});
+    // The command is still running when the checkpoint reaches the helper: it must wait for the end.
+    const r1 = await sb.exec("sleep 0.3; echo one > /work/a; echo done", { checkpointAfter: true, timeoutMs: 30_000 });
+    expect(r1.stdout).toBe("done\n");
+    const c1 = await sb.checkpoint();
+    expect(c1.durationMs).toBeLessThan(250); // counted from the command's result, not from when it was sent
+    // A background job the command left is ended by its checkpoint, as with checkpoint() after the result.
+    await sb.exec("setsid sleep 1000 > /dev/null 2>&1 < /dev/null & echo two > /work/b", { checkpointAfter: true });
+    const c2 = await sb.checkpoint();
+    expect(c2.parentRef).toBe(c1.ref);
+    expect(await sh(sb, "ps -eo comm= | grep -c sleep || true")).toBe("0\n");
+    // An operation after the command: the early checkpoint no longer is the state, a new one is made.
+    await sb.exec("echo three > /work/c", { checkpointAfter: true });
+    await sb.writeFile("/work/d", "four");
+    const c4 = await sb.checkpoint();
+    // A command that cannot start still gets its checkpoint.
+    await expect(sb.exec("true", { cwd: "/nowhere", checkpointAfter: true })).rejects.toThrow(/cannot start/);
+    const c5 = await sb.checkpoint();
+    expect(c5.parentRef).toBe(c4.ref);
+    const ls = async (ref: string) => sh(await driver.create({ fromCheckpoint: ref }), "ls /work");
+    expect(await ls(c1.ref)).toBe("a\n");
+    expect(await ls(c2.ref)).toBe("a\nb\n");
+    expect(await ls(c4.ref)).toBe("a\nb\nc\nd\n");
+    expect(await ls(c5.ref)).toBe("a\nb\nc\nd\n");
+  });
+
   it("rejects unknown, malformed, corrupt and missing checkpoints", async () => {
     await expect(driver.create({ fromCheckpoint: "0123456789abcdef" })).rejects.toBeInstanceOf(CheckpointNotFoundError);
     await expect(driver.create({ fromCheckpoint: "../../etc" })).rejects.toBeInstanceOf(CheckpointNotFoundError);

@@ -42,6 +42,8 @@ export class LocalSandbox implements Sandbox {
   private upperSeq = 0;
   private gone = false;
   private readonly lock = new RwLock();
+  /** A checkpoint sent behind the last command (exec with checkpointAfter), claimed by the next checkpoint(). */
+  private armed: Promise<CheckpointResult> | null = null;
 
   constructor(private readonly o: LocalSandboxInit) {
     this.id = o.id;
@@ -70,64 +72,98 @@ export class LocalSandbox implements Sandbox {
   }
 
   exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
-    return this.lock.withShared(async () => {
-      this.check();
-      const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
-      if (argv.length === 0) throw new SandboxError("empty command");
-      const env = { PATH: DEFAULT_PATH, HOME: "/root", LANG: "C.UTF-8", ...this.o.env, ...options.env };
-      const envBlock = Object.entries(env).map(([k, v]) => `${k}=${v}\0`).join("");
-      const cwd = this.resolvePath(options.cwd ?? this.o.workdir);
-      const stdin = options.stdin === undefined ? Buffer.alloc(0) : Buffer.from(options.stdin);
-      const timeoutMs = options.timeoutMs ?? this.o.defaultTimeoutMs;
-      const maxOut = options.maxOutputBytes ?? this.o.defaultMaxOutputBytes;
-      const started = performance.now();
-      let f: Buffer[];
-      try {
-        f = await this.o.helper.call(Op.exec, [
-          this.id,
-          argv.map((a) => `${a}\0`).join(""),
-          envBlock,
-          cwd,
-          Math.max(0, Math.round(timeoutMs)),
-          maxOut,
-          stdin,
-          this.o.limits.cpuSeconds,
-          this.o.maxFileBytes,
-          this.o.limits.memoryBytes,
-          this.o.limits.pids,
-        ]);
-      } catch (e) {
-        return this.mapError(e);
-      }
-      const num = (i: number) => Number(f[i]?.toString() ?? "0");
-      const startError = f[8]?.toString() ?? "";
-      if (num(7) === 1) {
-        await this.destroyLocked();
-        throw new ResourceExhaustedError(`sandbox ${this.id} exceeded its disk budget; it was destroyed`);
-      }
-      if (startError && !startError.startsWith(`${argv[0]}:`)) throw new SandboxError(`cannot start command: ${startError}`);
-      let stderr = f[10]?.toString() ?? "";
-      let exitCode = num(0);
-      if (startError) {
-        stderr += `${startError}\n`;
-        exitCode = startError.includes("Permission denied") ? 126 : 127;
-      }
-      if (num(5) === 1) stderr += `\n[sandbox] a process was killed: out of memory (limit ${this.o.limits.memoryBytes} bytes)\n`;
-      if (num(6) === 1) stderr += `\n[sandbox] process limit reached (${this.o.limits.pids})\n`;
-      const timedOut = num(2) === 1;
-      return {
-        exitCode: timedOut ? -1 : exitCode,
-        stdout: f[9]?.toString() ?? "",
-        stderr,
-        stdoutTruncated: num(3) === 1,
-        stderrTruncated: num(4) === 1,
-        timedOut,
-        durationMs: performance.now() - started,
-      };
+    if (options.checkpointAfter) return this.execThenCheckpoint(command, options);
+    this.disarm();
+    return this.lock.withShared(() => this.execLocked(command, options));
+  }
+
+  /**
+   * The command and the checkpoint that follows it go to the helper back to back; it starts the
+   * checkpoint the moment the command ends, and checkpoint() returns that one. The command's result
+   * resolves first; the sandbox stays locked until the checkpoint is done.
+   */
+  private execThenCheckpoint(command: string | string[], options: ExecOptions): Promise<ExecResult> {
+    let settle!: { resolve: (r: ExecResult) => void; reject: (e: unknown) => void };
+    const result = new Promise<ExecResult>((resolve, reject) => (settle = { resolve, reject }));
+    const checkpoint = this.lock.withExclusive(async () => {
+      const executed = this.execLocked(command, options);
+      let ended = 0;
+      executed.then(settle.resolve, settle.reject).finally(() => (ended = performance.now()));
+      // Its duration counts from the command's result, what the caller waits for after that (both
+      // answers often arrive together, before `ended` is set).
+      const frozen = this.checkpointLocked(() => ended || performance.now());
+      frozen.catch(() => undefined);
+      await executed.catch(() => undefined);
+      return frozen;
     });
+    checkpoint.catch(() => undefined);
+    this.armed = checkpoint;
+    return result;
+  }
+
+  /** A pipelined checkpoint stands for the state right after its command; any later operation makes it stale. */
+  private disarm(): void {
+    this.armed = null;
+  }
+
+  private async execLocked(command: string | string[], options: ExecOptions): Promise<ExecResult> {
+    this.check();
+    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    if (argv.length === 0) throw new SandboxError("empty command");
+    const env = { PATH: DEFAULT_PATH, HOME: "/root", LANG: "C.UTF-8", ...this.o.env, ...options.env };
+    const envBlock = Object.entries(env).map(([k, v]) => `${k}=${v}\0`).join("");
+    const cwd = this.resolvePath(options.cwd ?? this.o.workdir);
+    const stdin = options.stdin === undefined ? Buffer.alloc(0) : Buffer.from(options.stdin);
+    const timeoutMs = options.timeoutMs ?? this.o.defaultTimeoutMs;
+    const maxOut = options.maxOutputBytes ?? this.o.defaultMaxOutputBytes;
+    const started = performance.now();
+    let f: Buffer[];
+    try {
+      f = await this.o.helper.call(Op.exec, [
+        this.id,
+        argv.map((a) => `${a}\0`).join(""),
+        envBlock,
+        cwd,
+        Math.max(0, Math.round(timeoutMs)),
+        maxOut,
+        stdin,
+        this.o.limits.cpuSeconds,
+        this.o.maxFileBytes,
+        this.o.limits.memoryBytes,
+        this.o.limits.pids,
+      ]);
+    } catch (e) {
+      return this.mapError(e);
+    }
+    const num = (i: number) => Number(f[i]?.toString() ?? "0");
+    const startError = f[8]?.toString() ?? "";
+    if (num(7) === 1) {
+      await this.destroyLocked();
+      throw new ResourceExhaustedError(`sandbox ${this.id} exceeded its disk budget; it was destroyed`);
+    }
+    if (startError && !startError.startsWith(`${argv[0]}:`)) throw new SandboxError(`cannot start command: ${startError}`);
+    let stderr = f[10]?.toString() ?? "";
+    let exitCode = num(0);
+    if (startError) {
+      stderr += `${startError}\n`;
+      exitCode = startError.includes("Permission denied") ? 126 : 127;
+    }
+    if (num(5) === 1) stderr += `\n[sandbox] a process was killed: out of memory (limit ${this.o.limits.memoryBytes} bytes)\n`;
+    if (num(6) === 1) stderr += `\n[sandbox] process limit reached (${this.o.limits.pids})\n`;
+    const timedOut = num(2) === 1;
+    return {
+      exitCode: timedOut ? -1 : exitCode,
+      stdout: f[9]?.toString() ?? "",
+      stderr,
+      stdoutTruncated: num(3) === 1,
+      stderrTruncated: num(4) === 1,
+      timedOut,
+      durationMs: performance.now() - started,
+    };
   }
 
   readFile(p: string): Promise<Buffer> {
+    this.disarm();
     return this.lock.withShared(async () => {
       this.check();
       try {
@@ -141,6 +177,7 @@ export class LocalSandbox implements Sandbox {
   }
 
   writeFile(p: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+    this.disarm();
     return this.lock.withShared(async () => {
       this.check();
       try {
@@ -154,38 +191,42 @@ export class LocalSandbox implements Sandbox {
 
   /** Runs processes are stopped: a checkpoint's live sandbox and a restore of it are the same. */
   checkpoint(): Promise<CheckpointResult> {
-    return this.lock.withExclusive(async () => {
-      this.check();
-      const started = performance.now();
-      const store = this.o.store;
-      const ref = store.newRef();
-      const parent = this.parentRef ? store.get(this.parentRef) : null;
-      const depth = (parent?.depth ?? 0) + 1;
-      const createdAt = new Date().toISOString();
-      const metaHead = JSON.stringify({ v: 1, id: ref, parent: this.parentRef, depth, base: this.o.base, createdAt }).slice(0, -1);
-      // Squashes finished since the last mount shorten this one.
-      const below = this.parentRef ? await store.lowersFor(this.parentRef) : this.o.base.lowers;
-      const lowers = [layerDir(ref), ...below];
-      const upper = `u${++this.upperSeq}`;
-      let f: Buffer[];
-      try {
-        f = await this.o.helper.call(Op.checkpoint, [this.id, `layers/.tmp-${ref}`, `layers/${ref}`, metaHead, lowers.join(":"), upper]);
-      } catch (e) {
-        return this.mapError(e);
-      }
-      const bytes = Number(f[0]?.toString() ?? "0");
-      const apparentBytes = Number(f[1]?.toString() ?? "0");
-      store.add({ v: 1, id: ref, parent: this.parentRef, depth, base: this.o.base, createdAt, bytes, apparentBytes });
-      const result: CheckpointResult = { ref, parentRef: this.parentRef, bytesAdded: bytes, durationMs: 0 };
-      this.parentRef = ref;
-      const remountError = f[2]?.toString() ?? "";
-      if (remountError) {
-        await this.destroyLocked();
-        throw new SandboxError(`checkpoint ${ref} stored, but the sandbox could not continue: ${remountError}`);
-      }
-      result.durationMs = performance.now() - started;
-      return result;
-    });
+    const armed = this.armed;
+    this.disarm();
+    return armed ?? this.lock.withExclusive(() => this.checkpointLocked());
+  }
+
+  private async checkpointLocked(since: () => number = () => 0): Promise<CheckpointResult> {
+    this.check();
+    const started = performance.now();
+    const store = this.o.store;
+    const ref = store.newRef();
+    const parent = this.parentRef ? store.get(this.parentRef) : null;
+    const depth = (parent?.depth ?? 0) + 1;
+    const createdAt = new Date().toISOString();
+    const metaHead = JSON.stringify({ v: 1, id: ref, parent: this.parentRef, depth, base: this.o.base, createdAt }).slice(0, -1);
+    // Squashes finished since the last mount shorten this one.
+    const below = this.parentRef ? await store.lowersFor(this.parentRef) : this.o.base.lowers;
+    const lowers = [layerDir(ref), ...below];
+    const upper = `u${++this.upperSeq}`;
+    let f: Buffer[];
+    try {
+      f = await this.o.helper.call(Op.checkpoint, [this.id, `layers/.tmp-${ref}`, `layers/${ref}`, metaHead, lowers.join(":"), upper]);
+    } catch (e) {
+      return this.mapError(e);
+    }
+    const bytes = Number(f[0]?.toString() ?? "0");
+    const apparentBytes = Number(f[1]?.toString() ?? "0");
+    store.add({ v: 1, id: ref, parent: this.parentRef, depth, base: this.o.base, createdAt, bytes, apparentBytes });
+    const result: CheckpointResult = { ref, parentRef: this.parentRef, bytesAdded: bytes, durationMs: 0 };
+    this.parentRef = ref;
+    const remountError = f[2]?.toString() ?? "";
+    if (remountError) {
+      await this.destroyLocked();
+      throw new SandboxError(`checkpoint ${ref} stored, but the sandbox could not continue: ${remountError}`);
+    }
+    result.durationMs = performance.now() - Math.max(started, since());
+    return result;
   }
 
   /**
@@ -195,6 +236,7 @@ export class LocalSandbox implements Sandbox {
    * A checkpoint ends every process of the sandbox, this shell included.
    */
   openPty(options: PtyOptions): Promise<PtySession> {
+    this.disarm();
     return this.lock.withShared(async () => {
       this.check();
       const argv = options.command ?? LOGIN_SHELL;
@@ -240,6 +282,7 @@ export class LocalSandbox implements Sandbox {
   }
 
   destroy(): Promise<void> {
+    this.disarm();
     return this.lock.withExclusive(() => this.destroyLocked());
   }
 
