@@ -375,6 +375,21 @@ describe("local driver", () => {
     expect(memoryCgroups()).toBeLessThanOrEqual(before + 2);
   });
 
+  it("leaves no cgroup behind a closed driver, and removes those of killed helpers", async () => {
+    if (!existsSync("/sys/fs/cgroup/pids")) return;
+    const ours = async (): Promise<string[]> => (await readdir("/sys/fs/cgroup/pids")).filter((n) => n.startsWith("sprout-local-"));
+    const sb = await driver.create({});
+    await sh(sb, "true");
+    const withDriver = await ours();
+    await driver.close();
+    expect(withDriver.length - (await ours()).length).toBe(1);
+    // What a helper killed with SIGKILL leaves: a prefix, a helper dir and pre-made sandbox groups.
+    const orphan = `sprout-local-orphan${process.pid}`;
+    for (const ctrl of ["memory", "pids", "freezer"]) await mkdir(`/sys/fs/cgroup/${ctrl}/${orphan}/h0/c1`, { recursive: true });
+    driver = await open();
+    for (const ctrl of ["memory", "pids", "freezer"]) expect(existsSync(`/sys/fs/cgroup/${ctrl}/${orphan}`)).toBe(false);
+  });
+
   it("spreads sandboxes created at once over several helpers, each able to restore any checkpoint", async () => {
     await driver.close();
     driver = await open({ helpers: 2 });

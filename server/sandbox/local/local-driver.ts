@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -99,6 +99,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       if (e.startsWith(".tmp-")) await rm(path.join(dataDir, "bases", e), { recursive: true, force: true });
     }
     await rm(path.join(dataDir, ".mnt"), { recursive: true, force: true });
+    removeOrphanCgroups(cgroupPrefix);
     await Promise.all(
       helpers.map(async (h) => {
         await h.start();
@@ -253,6 +254,44 @@ function claimDataDir(pidFile: string): void {
   }
   writeFileSync(pidFile, String(process.pid));
   claimedInThisProcess.add(pidFile);
+}
+
+/**
+ * Cgroups left by helpers that were killed (a server killed with SIGKILL cannot clean up) and whose
+ * data dir is not opened again, as with temporary ones: removed when no running helper uses them,
+ * so that they do not pile up. A cgroup with a process in it is never removed (rmdir refuses).
+ */
+function removeOrphanCgroups(own: string): void {
+  const live = new Set<string>();
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (argv[0]?.endsWith("sprout-sandboxd") && argv[2]) live.add(argv[2].split("/")[0]!);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const removeTree = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeTree(path.join(dir, e.name));
+    rmdirSync(dir);
+  };
+  for (const ctrl of ["memory", "pids", "freezer"]) {
+    const root = `/sys/fs/cgroup/${ctrl}`;
+    let names: string[] = [];
+    try {
+      names = readdirSync(root).filter((n) => n.startsWith("sprout-local-") && n !== own && !live.has(n));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      try {
+        removeTree(path.join(root, name));
+      } catch {
+        // in use after all, or no permission: leave it
+      }
+    }
+  }
 }
 
 /** Mounts under the data dir in our namespace can only come from older tools or a crash mid-setup. */

@@ -2607,6 +2607,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < 3; i++) {
       cg_path(p, sizeof p, CG_CTRLS[i], NULL, NULL);
       cg_rm_tree(p, 1);
+      /* The driver's prefix holds one dir per helper: the last helper out removes it. */
+      char *slash = strrchr(p, '/');
+      if (slash && strchr(cgprefix, '/')) *slash = 0, rmdir(p);
     }
   }
   return 0;
