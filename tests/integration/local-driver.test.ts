@@ -375,6 +375,22 @@ describe("local driver", () => {
     expect(memoryCgroups()).toBeLessThanOrEqual(before + 2);
   });
 
+  it("asks ext4 to spread new layers and sandbox dirs over the disk, away from recently freed inodes", async () => {
+    const sb = await driver.create({});
+    const flags = (dir: string): string | null => {
+      try {
+        return execFileSync("lsattr", ["-d", dir], { stdio: ["ignore", "pipe", "ignore"] }).toString().split(" ")[0] ?? "";
+      } catch {
+        return null; // not ext4 (or no lsattr): nothing to ask
+      }
+    };
+    const layers = flags(path.join(dataDir, "layers"));
+    if (layers === null) return;
+    expect(layers).toContain("T");
+    expect(flags(path.join(dataDir, "sandboxes"))).toContain("T");
+    expect(flags(path.join(dataDir, "sandboxes", sb.id))).toContain("T");
+  });
+
   it("leaves no cgroup behind a closed driver, and removes those of killed helpers", async () => {
     if (!existsSync("/sys/fs/cgroup/pids")) return;
     const ours = async (): Promise<string[]> => (await readdir("/sys/fs/cgroup/pids")).filter((n) => n.startsWith("sprout-local-"));
