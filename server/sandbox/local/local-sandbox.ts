@@ -39,6 +39,7 @@ export class LocalSandbox implements Sandbox {
   readonly driver = "local" as const;
   readonly id: string;
   private parentRef: string | null;
+  private upperSeq = 0;
   private gone = false;
   private readonly lock = new RwLock();
   /** A checkpoint sent behind the last command (exec with checkpointAfter), claimed by the next checkpoint(). */
@@ -207,9 +208,10 @@ export class LocalSandbox implements Sandbox {
     // Squashes finished since the last mount shorten this one.
     const below = this.parentRef ? await store.lowersFor(this.parentRef) : this.o.base.lowers;
     const lowers = [layerDir(ref), ...below];
+    const upper = `u${++this.upperSeq}`;
     let f: Buffer[];
     try {
-      f = await this.o.helper.call(Op.checkpoint, [this.id, `layers/.tmp-${ref}`, `layers/${ref}`, metaHead, lowers.join(":")]);
+      f = await this.o.helper.call(Op.checkpoint, [this.id, `layers/.tmp-${ref}`, `layers/${ref}`, metaHead, lowers.join(":"), upper]);
     } catch (e) {
       return this.mapError(e);
     }

@@ -183,8 +183,6 @@ typedef struct {
   char work[PATH_MAX];
   uint64_t disk_limit;
   struct req *deferred; /* a checkpoint sent while a command still ran: it runs when the command ends */
-  uint32_t spare_seq;
-  char spare[3][16]; /* the next checkpoint's layer shell, upper and work dir in `dir` ("": none; see make_spares) */
 } sandbox_t;
 
 typedef struct {
@@ -1032,34 +1030,6 @@ static void spread_subdirs(const char *rel) {
   close(fd);
 }
 
-/* The next checkpoint's dirs (its layer's shell, the next upper and work dir), made right after a
- * checkpoint or create has answered, so that the next checkpoint only renames: a mkdir costs
- * 0.1-0.5 ms here, and three of them were on every checkpoint's path. In the sandbox's dir, which
- * spreads them; removed with it. */
-enum { SPARE_LAYER, SPARE_UPPER, SPARE_WORK };
-
-static void make_spares(sandbox_t *sb) {
-  static const char kind[] = {'L', 'u', 'w'};
-  if (!sb->used) return;
-  for (int i = 0; i < 3; i++) {
-    if (sb->spare[i][0]) continue;
-    char n[16], p[PATH_MAX];
-    snprintf(n, sizeof n, "%c%u", kind[i], ++sb->spare_seq);
-    snprintf(p, sizeof p, "%s/%s", sb->dir, n);
-    if (mkdirat(dfd, p, i == SPARE_WORK ? 0700 : 0755) < 0) return;
-    memcpy(sb->spare[i], n, sizeof n);
-  }
-}
-
-/* The path of spare `i` (made now if missing) in `out`; it is no longer spare. */
-static int take_spare(sandbox_t *sb, int i, char *out, size_t n) {
-  make_spares(sb);
-  if (!sb->spare[i][0]) return -1;
-  snprintf(out, n, "%s/%s", sb->dir, sb->spare[i]);
-  sb->spare[i][0] = 0;
-  return 0;
-}
-
 static void op_create(req_t *r) {
   if (r->nargs < 8) return reply_err(r->id, EINVAL, "create: bad args");
   if (find_sb(r->a[0])) return reply_err(r->id, EEXIST, "sandbox exists");
@@ -1140,7 +1110,6 @@ static void op_create(req_t *r) {
   resp_begin();
   resp_num(pid);
   resp_send(r->id, 0);
-  make_spares(sb);
   pool_fill();
 }
 
@@ -1480,7 +1449,7 @@ static int sb_running_exec(const sandbox_t *sb) {
 }
 
 static void op_checkpoint(req_t *r) {
-  if (r->nargs < 5) return reply_err(r->id, EINVAL, "checkpoint: bad args");
+  if (r->nargs < 6) return reply_err(r->id, EINVAL, "checkpoint: bad args");
   sandbox_t *sb = find_sb(r->a[0]);
   if (!sb) return reply_err(r->id, ESRCH, "no such sandbox");
   /* Sent right behind the turn's command, so that it starts the moment the command ends instead of
@@ -1507,17 +1476,12 @@ static void op_checkpoint(req_t *r) {
      * running: an empty layer is the same state, and the sandbox keeps its mount. No unmount, walk
      * or remount: a metadata write instead of ~5 ms. Agents read a lot, so this is common. */
     usage_t none = {0};
-    char layer[PATH_MAX], empty[PATH_MAX];
     snprintf(p, sizeof p, "%s/d", r->a[1]);
-    /* A spare upper dir is the empty layer's content; the sandbox keeps its own upper. */
-    if (take_spare(sb, SPARE_LAYER, layer, sizeof layer) < 0 || take_spare(sb, SPARE_UPPER, empty, sizeof empty) < 0 ||
-        renameat(dfd, layer, dfd, r->a[1]) < 0 || renameat(dfd, empty, dfd, p) < 0 ||
-        write_layer_meta(r->a[1], r->a[3], r->len[3], &none) < 0 || renameat(dfd, r->a[1], dfd, r->a[2]) < 0)
+    if (mkdirat(dfd, r->a[1], 0755) < 0 || mkdirat(dfd, p, 0755) < 0 || write_layer_meta(r->a[1], r->a[3], r->len[3], &none) < 0 ||
+        renameat(dfd, r->a[1], dfd, r->a[2]) < 0)
       return reply_err(r->id, errno, "empty layer %s: %s", r->a[1], strerror(errno));
     TRACE("ckpt.unchanged", t0);
-    reply_checkpoint(r->id, &none, "");
-    make_spares(sb);
-    return;
+    return reply_checkpoint(r->id, &none, "");
   }
   if (!only_init) kill_init(sb);
   if (sb->rootfd >= 0) close(sb->rootfd), sb->rootfd = -1;
@@ -1535,13 +1499,9 @@ static void op_checkpoint(req_t *r) {
   TRACE("ckpt.umount", t);
   t = now_us();
   /* Freeze: the layer appears under its final name only once complete (tmp dir, then rename). */
-  char layer[PATH_MAX], old_upper[PATH_MAX];
-  snprintf(old_upper, sizeof old_upper, "%s", sb->upper);
-  if (take_spare(sb, SPARE_LAYER, layer, sizeof layer) < 0 || take_spare(sb, SPARE_UPPER, sb->upper, sizeof sb->upper) < 0 ||
-      take_spare(sb, SPARE_WORK, sb->work, sizeof sb->work) < 0 || renameat(dfd, layer, dfd, r->a[1]) < 0)
-    return reply_err(r->id, errno, "layer dir %s: %s", r->a[1], strerror(errno));
+  if (mkdirat(dfd, r->a[1], 0755) < 0) return reply_err(r->id, errno, "mkdir %s: %s", r->a[1], strerror(errno));
   usage_t u = {0};
-  int ufd = openat(dfd, old_upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int ufd = openat(dfd, sb->upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (ufd >= 0) {
     walk(ufd, "", &u, 0);
     close(ufd);
@@ -1551,12 +1511,16 @@ static void op_checkpoint(req_t *r) {
   if (write_layer_meta(r->a[1], r->a[3], r->len[3], &u) < 0) return reply_err(r->id, errno, "meta: %s", strerror(errno));
   TRACE("ckpt.meta", t);
   snprintf(p, sizeof p, "%s/d", r->a[1]);
-  if (renameat(dfd, old_upper, dfd, p) < 0) return reply_err(r->id, errno, "rename upper: %s", strerror(errno));
+  if (renameat(dfd, sb->upper, dfd, p) < 0) return reply_err(r->id, errno, "rename upper: %s", strerror(errno));
   if (renameat(dfd, r->a[1], dfd, r->a[2]) < 0) return reply_err(r->id, errno, "rename layer: %s", strerror(errno));
   TRACE("ckpt.renames", t);
   /* A volatile overlay leaves its workdir marked, so the next mount gets a fresh one. The old one (a
    * few empty dirs) stays until the sandbox's dir is removed: removing it here took ~3 ms on average
    * (ext4 with online discard), during which this helper served no other sandbox. */
+  snprintf(sb->upper, sizeof sb->upper, "%s/%s", sb->dir, r->a[5]);
+  snprintf(sb->work, sizeof sb->work, "%s/w%s", sb->dir, r->a[5]);
+  if (mkdirat(dfd, sb->upper, 0755) < 0 || mkdirat(dfd, sb->work, 0700) < 0)
+    return reply_err(r->id, errno, "mkdir upper: %s", strerror(errno));
   TRACE("ckpt.freeze", t);
   t = now_us();
   int mfd = make_overlay(r->a[4], sb->upper, sb->work, err, sizeof err);
@@ -1583,7 +1547,6 @@ static void op_checkpoint(req_t *r) {
   TRACE("ckpt.init", t);
   TRACE("ckpt.total", t0);
   reply_checkpoint(r->id, &u, err);
-  make_spares(sb);
 }
 
 static void op_destroy(req_t *r) {
