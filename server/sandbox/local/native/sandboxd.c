@@ -1014,12 +1014,11 @@ static void sb_release(sandbox_t *sb) {
 
 static int attach_root(sandbox_t *sb, int mfd, char *err, size_t errn);
 
-/* args: id, dir, lower, hostname, net, memBytes, pids, diskBytes */
 /* Spread this dir's subdirs over the disk (ext4's Orlov "top of hierarchy" hint; other filesystems
  * ignore it). Without a journal, ext4 skips inodes freed in the last minute or more when it picks a
  * new one, one buffer lookup each, and it looks in the parent's group first: where sandboxes churn
  * (overlay's mount probes alone free ~4 inodes per remount), every mkdir or create then cost
- * 0.2-0.8 ms of kernel CPU, measured. Fresh groups keep it at tens of microseconds. */
+ * 0.2-0.8 ms of kernel CPU, measured; under a spread parent, 0.12 ms in the same state. */
 static void spread_subdirs(const char *rel) {
   int fd = openat(dfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fl = 0;
   if (fd < 0) return;
@@ -1030,6 +1029,7 @@ static void spread_subdirs(const char *rel) {
   close(fd);
 }
 
+/* args: id, dir, lower, hostname, net, memBytes, pids, diskBytes */
 static void op_create(req_t *r) {
   if (r->nargs < 8) return reply_err(r->id, EINVAL, "create: bad args");
   if (find_sb(r->a[0])) return reply_err(r->id, EEXIST, "sandbox exists");
