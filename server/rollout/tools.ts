@@ -202,7 +202,7 @@ export async function executeTool(
       }
       case "create": {
         await sandbox.exec(["mkdir", "-p", path.posix.dirname(call.path)], { timeoutMs: 10_000 });
-        await sandbox.writeFile(call.path, call.file_text);
+        await sandbox.writeFile(call.path, call.file_text, { checkpointAfter });
         return done(`created ${call.path} (${Buffer.byteLength(call.file_text)} bytes)`, 0, false);
       }
       case "edit": {
@@ -217,7 +217,7 @@ export async function executeTool(
         if (count > 1) return done(`error: old_str occurs ${count} times in ${call.path}; make it unique. Nothing changed`, null, true);
         const at = content.indexOf(call.old_str);
         const next = content.slice(0, at) + call.new_str + content.slice(at + call.old_str.length);
-        await sandbox.writeFile(call.path, next);
+        await sandbox.writeFile(call.path, next, { checkpointAfter });
         const line = content.slice(0, at).split("\n").length;
         const shown = next.split("\n").slice(Math.max(0, line - 3), line + call.new_str.split("\n").length + 2);
         return done(`edited ${call.path}; lines around the change:\n${shown.map((l, i) => `${String(Math.max(1, line - 2) + i).padStart(6)}\t${l}`).join("\n")}`, 0, false);

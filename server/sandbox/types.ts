@@ -46,12 +46,22 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Cap for each of stdout and stderr; the rest is dropped and `truncated` set. */
   maxOutputBytes?: number;
-  /**
-   * The caller checkpoints right after this command (a rollout's turn). A driver may start that
-   * checkpoint the moment the command ends; the sandbox's next checkpoint() then returns it, unless
-   * another operation came in between. The local driver does; others checkpoint when asked.
-   */
+  /** See {@link CheckpointAfter}. */
   checkpointAfter?: boolean;
+}
+
+/**
+ * `checkpointAfter`: the caller checkpoints right after this operation (the last one of a rollout's
+ * turn). A driver may start that checkpoint the moment the operation ends; the sandbox's next
+ * checkpoint() then returns it, unless another operation came in between. The local driver does;
+ * others checkpoint when asked.
+ */
+export interface CheckpointAfter {
+  checkpointAfter?: boolean;
+}
+
+export interface WriteFileOptions extends CheckpointAfter {
+  mode?: number;
 }
 
 export interface ExecResult {
@@ -112,7 +122,7 @@ export interface Sandbox {
   /** A string runs under `/bin/sh -c`; an array runs as argv. */
   exec(command: string | string[], options?: ExecOptions): Promise<ExecResult>;
   readFile(path: string): Promise<Buffer>;
-  writeFile(path: string, data: string | Buffer, options?: { mode?: number }): Promise<void>;
+  writeFile(path: string, data: string | Buffer, options?: WriteFileOptions): Promise<void>;
   /** Freeze the whole filesystem as it is now; the sandbox keeps running on top of it. */
   checkpoint(): Promise<CheckpointResult>;
   openPty(options: PtyOptions): Promise<PtySession>;

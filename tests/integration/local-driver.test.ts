@@ -296,7 +296,7 @@ describe("local driver", () => {
     expect(await driver.changes(c2.ref, c1.ref)).toEqual([]);
   });
 
-  it("starts a checkpoint sent behind a command when the command ends, and only a later operation makes it stale", async () => {
+  it("starts a checkpoint sent behind a command or a write when it ends, and only a later operation makes it stale", async () => {
     const sb = await driver.create({});
     // The command is still running when the checkpoint reaches the helper: it must wait for the end.
     const r1 = await sb.exec("sleep 0.3; echo one > /work/a; echo done", { checkpointAfter: true, timeoutMs: 30_000 });
@@ -316,11 +316,16 @@ describe("local driver", () => {
     await expect(sb.exec("true", { cwd: "/nowhere", checkpointAfter: true })).rejects.toThrow(/cannot start/);
     const c5 = await sb.checkpoint();
     expect(c5.parentRef).toBe(c4.ref);
+    // A write's checkpoint is next in line behind it.
+    await sb.writeFile("/work/e", "five", { checkpointAfter: true });
+    const c6 = await sb.checkpoint();
+    expect(c6.parentRef).toBe(c5.ref);
     const ls = async (ref: string) => sh(await driver.create({ fromCheckpoint: ref }), "ls /work");
     expect(await ls(c1.ref)).toBe("a\n");
     expect(await ls(c2.ref)).toBe("a\nb\n");
     expect(await ls(c4.ref)).toBe("a\nb\nc\nd\n");
     expect(await ls(c5.ref)).toBe("a\nb\nc\nd\n");
+    expect(await ls(c6.ref)).toBe("a\nb\nc\nd\ne\n");
   });
 
   it("rejects unknown, malformed, corrupt and missing checkpoints", async () => {

@@ -2,7 +2,7 @@
 import { posix } from "node:path";
 import type Docker from "dockerode";
 import { SandboxError, SandboxGoneError } from "../errors";
-import type { CheckpointResult, ExecOptions, ExecResult, PtyOptions, PtySession, Sandbox } from "../types";
+import type { CheckpointResult, ExecOptions, ExecResult, PtyOptions, PtySession, Sandbox, WriteFileOptions } from "../types";
 import { commitCheckpoint } from "./commit-checkpoint";
 import { rethrowEngineError, statusOf } from "./docker-client";
 import { openPty } from "./open-pty";
@@ -82,7 +82,7 @@ export class DockerSandbox implements Sandbox {
     return data;
   }
 
-  async writeFile(path: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+  async writeFile(path: string, data: string | Buffer, options: WriteFileOptions = {}): Promise<void> {
     this.alive();
     const target = this.abs(path);
     const dir = posix.dirname(target);

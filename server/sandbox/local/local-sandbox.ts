@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ResourceExhaustedError, SandboxError, SandboxGoneError } from "../errors";
-import type { CheckpointResult, ExecOptions, ExecResult, PtyOptions, PtySession, Sandbox, SandboxLimits } from "../types";
+import type { CheckpointResult, ExecOptions, ExecResult, PtyOptions, PtySession, Sandbox, SandboxLimits, WriteFileOptions } from "../types";
 import { EISDIR, ENOENT, ENOSPC, EDQUOT, ESRCH, HelperError, type HelperClient } from "./helper-client";
 import type { BaseInfo } from "./layer-meta";
 import { layerDir, type LayerStore } from "./layer-store";
@@ -72,28 +72,30 @@ export class LocalSandbox implements Sandbox {
   }
 
   exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
-    if (options.checkpointAfter) return this.execThenCheckpoint(command, options);
+    if (options.checkpointAfter) return this.thenCheckpoint(() => this.execLocked(command, options));
     this.disarm();
     return this.lock.withShared(() => this.execLocked(command, options));
   }
 
   /**
-   * The command and the checkpoint that follows it go to the helper back to back; it starts the
-   * checkpoint the moment the command ends, and checkpoint() returns that one. The command's result
+   * The operation and the checkpoint that follows it go to the helper back to back, and it starts
+   * the checkpoint the moment the operation ends (a command: when it exits; a write: next in line),
+   * without a round trip to us in between. checkpoint() returns that one. The operation's result
    * resolves first; the sandbox stays locked until the checkpoint is done.
    */
-  private execThenCheckpoint(command: string | string[], options: ExecOptions): Promise<ExecResult> {
-    let settle!: { resolve: (r: ExecResult) => void; reject: (e: unknown) => void };
-    const result = new Promise<ExecResult>((resolve, reject) => (settle = { resolve, reject }));
+  private thenCheckpoint<T>(operation: () => Promise<T>): Promise<T> {
+    this.disarm();
+    let settle!: { resolve: (r: T) => void; reject: (e: unknown) => void };
+    const result = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
     const checkpoint = this.lock.withExclusive(async () => {
-      const executed = this.execLocked(command, options);
+      const done = operation();
       let ended = 0;
-      executed.then(settle.resolve, settle.reject).finally(() => (ended = performance.now()));
-      // Its duration counts from the command's result, what the caller waits for after that (both
+      done.then(settle.resolve, settle.reject).finally(() => (ended = performance.now()));
+      // Its duration counts from the operation's result, what the caller waits for after that (both
       // answers often arrive together, before `ended` is set).
       const frozen = this.checkpointLocked(() => ended || performance.now());
       frozen.catch(() => undefined);
-      await executed.catch(() => undefined);
+      await done.catch(() => undefined);
       return frozen;
     });
     checkpoint.catch(() => undefined);
@@ -176,17 +178,20 @@ export class LocalSandbox implements Sandbox {
     });
   }
 
-  writeFile(p: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+  writeFile(p: string, data: string | Buffer, options: WriteFileOptions = {}): Promise<void> {
+    if (options.checkpointAfter) return this.thenCheckpoint(() => this.writeFileLocked(p, data, options));
     this.disarm();
-    return this.lock.withShared(async () => {
-      this.check();
-      try {
-        await this.o.helper.call(Op.writeFile, [this.id, this.resolvePath(p), Buffer.from(data), options.mode ?? ""]);
-      } catch (e) {
-        if (e instanceof HelperError && (e.errno === ENOSPC || e.errno === EDQUOT)) throw new ResourceExhaustedError(e.message);
-        return this.mapError(e);
-      }
-    });
+    return this.lock.withShared(() => this.writeFileLocked(p, data, options));
+  }
+
+  private async writeFileLocked(p: string, data: string | Buffer, options: WriteFileOptions): Promise<void> {
+    this.check();
+    try {
+      await this.o.helper.call(Op.writeFile, [this.id, this.resolvePath(p), Buffer.from(data), options.mode ?? ""]);
+    } catch (e) {
+      if (e instanceof HelperError && (e.errno === ENOSPC || e.errno === EDQUOT)) throw new ResourceExhaustedError(e.message);
+      return this.mapError(e);
+    }
   }
 
   /** Runs processes are stopped: a checkpoint's live sandbox and a restore of it are the same. */
