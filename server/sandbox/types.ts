@@ -38,7 +38,17 @@ export interface CreateSandboxOptions {
   labels?: Record<string, string>;
 }
 
-export interface ExecOptions {
+/** For the last operation of a rollout's turn. */
+export interface CheckpointAfter {
+  /**
+   * The caller checkpoints right after this operation. A driver may start that checkpoint the moment
+   * the operation ends; the sandbox's next checkpoint() then returns it, unless another operation came
+   * in between. The local driver does; others checkpoint when asked.
+   */
+  checkpointAfter?: boolean;
+}
+
+export interface ExecOptions extends CheckpointAfter {
   stdin?: string | Buffer;
   cwd?: string;
   env?: Record<string, string>;
@@ -46,18 +56,6 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Cap for each of stdout and stderr; the rest is dropped and `truncated` set. */
   maxOutputBytes?: number;
-  /** See {@link CheckpointAfter}. */
-  checkpointAfter?: boolean;
-}
-
-/**
- * `checkpointAfter`: the caller checkpoints right after this operation (the last one of a rollout's
- * turn). A driver may start that checkpoint the moment the operation ends; the sandbox's next
- * checkpoint() then returns it, unless another operation came in between. The local driver does;
- * others checkpoint when asked.
- */
-export interface CheckpointAfter {
-  checkpointAfter?: boolean;
 }
 
 export interface WriteFileOptions extends CheckpointAfter {
