@@ -49,11 +49,14 @@ const limitsSchema = z.object({
   network: z.boolean(),
 });
 
+/** Cgroups of this driver's helpers are named after it (one name per data dir), under each controller's root. */
+const CGROUP_NAME_PREFIX = "sprout-local-";
+
 const sandboxPath = z.string().refine((p) => p.startsWith("/") && !p.includes("\0"), "must be an absolute path");
 
 export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const dataDir = path.resolve(options.dataDir);
-  const cgroupPrefix = `sprout-local-${createHash("sha256").update(dataDir).digest("hex").slice(0, 12)}`;
+  const cgroupPrefix = `${CGROUP_NAME_PREFIX}${createHash("sha256").update(dataDir).digest("hex").slice(0, 12)}`;
   const count = z.number().int().min(1).max(16).parse(options.helpers ?? Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2))));
   // Each helper has its own mount namespace (and so its own host-base masks) and its own cgroups.
   const helpers = Array.from(
@@ -280,7 +283,7 @@ function removeOrphanCgroups(own: string): void {
     const root = `/sys/fs/cgroup/${ctrl}`;
     let names: string[] = [];
     try {
-      names = readdirSync(root).filter((n) => n.startsWith("sprout-local-") && n !== own && !live.has(n));
+      names = readdirSync(root).filter((n) => n.startsWith(CGROUP_NAME_PREFIX) && n !== own && !live.has(n));
     } catch {
       continue;
     }
